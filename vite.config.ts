@@ -6,6 +6,7 @@ export default defineConfig({
   build: {
     lib: { entry: 'src/index.ts', formats: ['es'], fileName: 'index' },
     sourcemap: true,
+    minify: false,
     rolldownOptions: {
       external: [
         'react',

@@ -1,0 +1,312 @@
+import {
+  Client,
+  type Implementation,
+  type ServerCapabilities,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { type BackoffOptions, backoffDelay } from './backoff';
+import { McpQueryError } from './errors';
+import { observedFetch } from './observedFetch';
+import { Store } from './store';
+import type { LegacyStreamState } from './subscribeChannel';
+
+export type ProtocolChoice = 'auto' | '2026-07-28' | 'legacy';
+export type Era = 'modern' | 'legacy';
+
+/** Where the connection comes from. Only what this package creates, it closes. */
+export type ConnectionSource =
+  | { url: string | URL; fetch?: typeof fetch }
+  | { client: Client }
+  | { transport: () => Transport };
+
+export type ConnectionPhase = 'connecting' | 'ready' | 'reconnecting' | 'error' | 'closed';
+
+export interface ConnectionState {
+  phase: ConnectionPhase;
+  client: Client | undefined;
+  era: Era | undefined;
+  protocolVersion: string | undefined;
+  capabilities: ServerCapabilities | undefined;
+  error: Error | undefined;
+  /** Consecutive failed attempts in the current outage. */
+  attempt: number;
+  nextRetryAt: number | undefined;
+  /** Bumped for every client; callbacks of an older generation are ignored. */
+  generation: number;
+  /** Connections re-established after a loss. */
+  reconnects: number;
+  lastLoss: string | undefined;
+}
+
+export interface ConnectionHooks {
+  /** A fresh connection, before any request of ours: install the dispatcher here. */
+  prepare(client: Client, generation: number): void;
+  ready(client: Client, generation: number): void;
+  /** The connection of `generation` is over (lost, replaced or disposed). */
+  lost(generation: number): void;
+  legacyStream(generation: number, state: LegacyStreamState): void;
+}
+
+export interface ConnectionOptions {
+  source: ConnectionSource;
+  clientInfo: Implementation;
+  protocol: ProtocolChoice;
+  backoff: BackoffOptions;
+  requestTimeoutMs: number;
+  random?: () => number;
+}
+
+const negotiation = (protocol: ProtocolChoice) =>
+  protocol === 'auto'
+    ? { mode: 'auto' as const }
+    : protocol === 'legacy'
+      ? { mode: 'legacy' as const }
+      : { mode: { pin: protocol } };
+
+/**
+ * The MCP connection as an explicit state machine: connecting → ready, and
+ * on loss reconnecting (capped backoff with full jitter) → ready again.
+ * Every connection gets a generation number; anything that reports back from
+ * an older generation is ignored, so a late callback of a closed client can
+ * never write into the cache.
+ */
+export class Connection {
+  readonly state: Store<ConnectionState>;
+  readonly #options: ConnectionOptions;
+  readonly #hooks: ConnectionHooks;
+  #owned: Client | undefined;
+  #restoreOnclose: (() => void) | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #waiters = new Set<() => void>();
+  #started = false;
+
+  constructor(options: ConnectionOptions, hooks: ConnectionHooks) {
+    this.#options = options;
+    this.#hooks = hooks;
+    this.state = new Store<ConnectionState>({
+      phase: 'connecting',
+      client: undefined,
+      era: undefined,
+      protocolVersion: undefined,
+      capabilities: undefined,
+      error: undefined,
+      attempt: 0,
+      nextRetryAt: undefined,
+      generation: 0,
+      reconnects: 0,
+      lastLoss: undefined,
+    });
+  }
+
+  get generation(): number {
+    return this.state.get().generation;
+  }
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    void this.#connect();
+  }
+
+  /** Drop the current connection and connect again now, skipping any backoff wait. */
+  reconnect(): void {
+    const { phase } = this.state.get();
+    if (phase === 'closed') return;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#endGeneration();
+    this.state.update({ phase: 'reconnecting', attempt: 0, nextRetryAt: undefined });
+    void this.#connect();
+  }
+
+  /** Resolves with the ready client; waits through connecting and reconnecting. */
+  whenReady(signal?: AbortSignal): Promise<Client> {
+    return new Promise<Client>((resolve, reject) => {
+      const check = (): boolean => {
+        const { phase, client, error } = this.state.get();
+        if (phase === 'ready' && client) {
+          resolve(client);
+          return true;
+        }
+        if (phase === 'closed' || phase === 'error') {
+          reject(
+            error ??
+              new McpQueryError('NOT_CONNECTED', `the MCP connection is ${phase}`, {
+                cause: error,
+              }),
+          );
+          return true;
+        }
+        if (signal?.aborted) {
+          reject(signal.reason);
+          return true;
+        }
+        return false;
+      };
+      if (check()) return;
+      const waiter = () => {
+        if (check()) cleanup();
+      };
+      const cleanup = () => {
+        this.#waiters.delete(waiter);
+        signal?.removeEventListener('abort', waiter);
+      };
+      this.#waiters.add(waiter);
+      signal?.addEventListener('abort', waiter);
+    });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.state.get().phase === 'closed') return;
+    clearTimeout(this.#retryTimer);
+    this.#endGeneration();
+    this.#set({ phase: 'closed', client: undefined, nextRetryAt: undefined });
+  }
+
+  #set(patch: Partial<ConnectionState>): void {
+    this.state.update(patch);
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+
+  /** Close what this generation owns and tell the hooks it is over. */
+  #endGeneration(): void {
+    const { generation } = this.state.get();
+    this.state.update({ generation: generation + 1, client: undefined });
+    this.#hooks.lost(generation);
+    this.#restoreOnclose?.();
+    this.#restoreOnclose = undefined;
+    const owned = this.#owned;
+    this.#owned = undefined;
+    if (owned) void owned.close().catch(() => {});
+  }
+
+  async #connect(): Promise<void> {
+    const generation = this.state.get().generation;
+    const source = this.#options.source;
+    const current = () =>
+      this.state.get().generation === generation && this.state.get().phase !== 'closed';
+    try {
+      let client: Client;
+      if ('client' in source) {
+        client = source.client;
+        if (client.getProtocolEra() === undefined) {
+          throw new McpQueryError(
+            'NOT_CONNECTED',
+            'the client passed to McpProvider is not connected: call client.connect(transport) first',
+          );
+        }
+        this.#hooks.prepare(client, generation);
+      } else {
+        client = new Client(this.#options.clientInfo, {
+          versionNegotiation: negotiation(this.#options.protocol),
+        });
+        this.#owned = client;
+        this.#hooks.prepare(client, generation);
+        await client.connect(this.#transport(source, generation), {
+          timeout: this.#options.requestTimeoutMs,
+        });
+      }
+      if (!current()) return;
+      // Chain, don't replace: a client passed in may carry the host's own handler.
+      const previous = client.onclose;
+      const onclose = () => {
+        previous?.();
+        if (current()) this.#lost('the transport closed');
+      };
+      client.onclose = onclose;
+      this.#restoreOnclose = () => {
+        if (client.onclose === onclose) client.onclose = previous;
+      };
+      const era = client.getProtocolEra();
+      this.#set({
+        phase: 'ready',
+        client,
+        era,
+        protocolVersion: client.getNegotiatedProtocolVersion(),
+        capabilities: client.getServerCapabilities(),
+        error: undefined,
+        attempt: 0,
+        nextRetryAt: undefined,
+      });
+      this.#hooks.ready(client, generation);
+    } catch (error) {
+      if (!current()) return;
+      const failure = error instanceof Error ? error : new Error(String(error));
+      if ('client' in source) {
+        this.#set({ phase: 'error', error: failure });
+        return;
+      }
+      this.#endGeneration();
+      this.#scheduleRetry(failure);
+    }
+  }
+
+  #transport(source: Exclude<ConnectionSource, { client: Client }>, generation: number): Transport {
+    if ('transport' in source) return source.transport();
+    const current = () => this.state.get().generation === generation;
+    return new StreamableHTTPClientTransport(new URL(source.url), {
+      fetch: observedFetch(
+        {
+          stream: (state) => {
+            if (!current()) return;
+            this.#hooks.legacyStream(generation, state);
+            if (state === 'closed' && this.state.get().phase === 'ready') {
+              this.#lost('the SSE stream ended');
+            }
+          },
+          sessionLost: () => {
+            if (current() && this.state.get().phase === 'ready') {
+              this.#lost('the server no longer knows the session');
+            }
+          },
+        },
+        source.fetch,
+      ),
+      // The transport would quietly re-open the SSE stream in the same
+      // session; notifications sent during the gap would be lost without
+      // anyone knowing. We reconnect ourselves instead, and re-read.
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 30_000,
+        reconnectionDelayGrowFactor: 1.5,
+      },
+    });
+  }
+
+  #lost(reason: string): void {
+    const source = this.#options.source;
+    const reconnects = this.state.get().reconnects;
+    this.#endGeneration();
+    if ('client' in source) {
+      this.#set({
+        phase: 'error',
+        lastLoss: reason,
+        error: new McpQueryError(
+          'CONNECTION_LOST',
+          `${reason}; the client was passed in, so reconnect it and call reconnect()`,
+        ),
+      });
+      return;
+    }
+    this.state.update({ lastLoss: reason, reconnects: reconnects + 1 });
+    this.#scheduleRetry(new McpQueryError('CONNECTION_LOST', reason));
+  }
+
+  #scheduleRetry(error: Error): void {
+    const { attempt } = this.state.get();
+    const delay = backoffDelay(attempt, this.#options.backoff, this.#options.random);
+    this.#set({
+      phase: 'reconnecting',
+      error,
+      attempt: attempt + 1,
+      nextRetryAt: Date.now() + delay,
+    });
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.state.update({ nextRetryAt: undefined });
+      void this.#connect();
+    }, delay);
+  }
+}

@@ -1,0 +1,256 @@
+import type { Client, McpSubscription } from '@modelcontextprotocol/client';
+import { type BackoffOptions, backoffDelay } from './backoff';
+import {
+  type ChangeChannel,
+  type ChannelDesire,
+  type ChannelEvents,
+  type CloseReason,
+  initialStatus,
+  noCoverage,
+  type StreamStatus,
+} from './channel';
+import { errorMessage } from './errors';
+
+export interface ListenChannelOptions {
+  backoff: BackoffOptions;
+  /** Bound on the wait for `notifications/subscriptions/acknowledged`. */
+  ackTimeoutMs: number;
+  /** The server declared `resources.subscribe`. */
+  canSubscribe: boolean;
+  /** The server declared `resources.listChanged`. */
+  canListChanged: boolean;
+  now?: () => number;
+  random?: () => number;
+}
+
+interface Filter {
+  resourcesListChanged?: true;
+  resourceSubscriptions?: string[];
+}
+
+interface Stream {
+  subscription: McpSubscription;
+  filter: Filter;
+  openedAt: number;
+  /** Replaced by a newer stream: its close is ours and means nothing. */
+  retired: boolean;
+}
+
+const sameFilter = (a: Filter, b: Filter) =>
+  a.resourcesListChanged === b.resourcesListChanged &&
+  (a.resourceSubscriptions ?? []).join('\n') === (b.resourceSubscriptions ?? []).join('\n');
+
+/**
+ * The 2026-07-28 channel: one `subscriptions/listen` stream per connection
+ * whose filter names every subscribed URI. The filter is fixed for the life
+ * of a stream, so a new URI set opens a new stream, waits for its
+ * acknowledgement and only then closes the old one (make-before-break: no
+ * window in which a URI in both sets is unheard). A stream that ends for any
+ * reason but our own close is re-opened with capped, jittered backoff.
+ */
+export class ListenChannel implements ChangeChannel {
+  readonly #client: Pick<Client, 'listen'>;
+  readonly #events: ChannelEvents;
+  readonly #options: ListenChannelOptions;
+  readonly #now: () => number;
+  #desire: ChannelDesire = { uris: [], listChanged: false };
+  #current: Stream | undefined;
+  #opening: Filter | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #attempt = 0;
+  #status: StreamStatus;
+  #disposed = false;
+
+  constructor(
+    client: Pick<Client, 'listen'>,
+    events: ChannelEvents,
+    options: ListenChannelOptions,
+  ) {
+    this.#client = client;
+    this.#events = events;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#status = initialStatus('listen', this.#now());
+    if (!options.canSubscribe && !options.canListChanged) {
+      this.#setStatus({
+        state: 'unsupported',
+        note: 'the server declared neither resources.subscribe nor resources.listChanged',
+      });
+    }
+  }
+
+  update(desire: ChannelDesire): void {
+    this.#desire = desire;
+    this.#pump();
+  }
+
+  isEstablishing(uri: string): boolean {
+    return this.#opening?.resourceSubscriptions?.includes(uri) ?? false;
+  }
+
+  isEstablishingList(): boolean {
+    return this.#opening?.resourcesListChanged === true;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    clearTimeout(this.#retryTimer);
+    const current = this.#current;
+    this.#current = undefined;
+    this.#setStatus({ state: 'closed', nextRetryAt: undefined });
+    if (current) {
+      current.retired = true;
+      await current.subscription.close().catch(() => {});
+    }
+  }
+
+  #filterFor(desire: ChannelDesire): Filter {
+    const filter: Filter = {};
+    if (desire.listChanged && this.#options.canListChanged) filter.resourcesListChanged = true;
+    if (desire.uris.length > 0 && this.#options.canSubscribe) {
+      filter.resourceSubscriptions = [...desire.uris];
+    }
+    return filter;
+  }
+
+  #pump(): void {
+    if (this.#disposed || this.#opening || this.#retryTimer !== undefined) return;
+    if (this.#status.state === 'unsupported') {
+      this.#events.declined(this.#uncoverable());
+      return;
+    }
+    const filter = this.#filterFor(this.#desire);
+    if (!filter.resourcesListChanged && !filter.resourceSubscriptions) {
+      this.#retire(this.#current);
+      this.#current = undefined;
+      this.#events.coverage(noCoverage);
+      this.#events.declined(this.#uncoverable());
+      if (this.#status.state !== 'idle')
+        this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
+      return;
+    }
+    if (this.#current && sameFilter(this.#current.filter, filter)) return;
+    this.#open(filter);
+  }
+
+  #open(filter: Filter): void {
+    this.#opening = filter;
+    if (!this.#current) {
+      this.#setStatus({
+        state: this.#status.reopenCount > 0 || this.#attempt > 0 ? 'reopening' : 'opening',
+        nextRetryAt: undefined,
+        note: undefined,
+      });
+    }
+    this.#client.listen(filter, { timeout: this.#options.ackTimeoutMs }).then(
+      (subscription) => this.#acknowledged(filter, subscription),
+      (error: unknown) => this.#openFailed(error),
+    );
+  }
+
+  #acknowledged(filter: Filter, subscription: McpSubscription): void {
+    this.#opening = undefined;
+    if (this.#disposed) {
+      void subscription.close().catch(() => {});
+      return;
+    }
+    const stream: Stream = { subscription, filter, openedAt: this.#now(), retired: false };
+    const previous = this.#current;
+    this.#current = stream;
+    void subscription.closed.then((reason) => this.#closed(stream, reason));
+
+    // Only what we asked for counts: an acknowledgement naming URIs we never
+    // requested does not make them covered.
+    const honored = subscription.honoredFilter;
+    const requested = filter.resourceSubscriptions ?? [];
+    const honoredUris = new Set(
+      Array.isArray(honored.resourceSubscriptions) ? honored.resourceSubscriptions : [],
+    );
+    const covered = new Set(requested.filter((uri) => honoredUris.has(uri)));
+    const declined = this.#uncoverable();
+    for (const uri of requested) {
+      if (!covered.has(uri)) declined.set(uri, 'not in the acknowledged filter');
+    }
+    this.#events.coverage({
+      uris: covered,
+      list: filter.resourcesListChanged === true && honored.resourcesListChanged === true,
+    });
+    this.#events.declined(declined);
+    this.#retire(previous);
+    if (this.#status.state !== 'open') {
+      this.#setStatus({
+        state: 'open',
+        since: this.#now(),
+        attempt: 0,
+        nextRetryAt: undefined,
+        note: undefined,
+      });
+    }
+    this.#pump();
+  }
+
+  #openFailed(error: unknown): void {
+    this.#opening = undefined;
+    if (this.#disposed) return;
+    this.#status = { ...this.#status, lastError: errorMessage(error) };
+    this.#scheduleRetry();
+  }
+
+  #closed(stream: Stream, reason: CloseReason): void {
+    if (stream.retired || this.#disposed || stream !== this.#current) return;
+    this.#current = undefined;
+    this.#events.coverage(noCoverage);
+    // A stream that lived a long time earned a fresh backoff; one that dies
+    // right after its acknowledgement keeps backing off (no reopen storm).
+    if (this.#now() - stream.openedAt >= this.#options.backoff.maxDelayMs) this.#attempt = 0;
+    this.#status = {
+      ...this.#status,
+      reopenCount: this.#status.reopenCount + 1,
+      lastCloseReason: reason,
+    };
+    this.#scheduleRetry();
+  }
+
+  #scheduleRetry(): void {
+    const delay = backoffDelay(this.#attempt, this.#options.backoff, this.#options.random);
+    this.#attempt += 1;
+    const nextRetryAt = this.#now() + delay;
+    if (!this.#current) {
+      this.#setStatus({
+        state: 'reopening',
+        since: this.#status.state === 'reopening' ? this.#status.since : this.#now(),
+        attempt: this.#attempt,
+        nextRetryAt,
+      });
+    } else {
+      this.#setStatus({ attempt: this.#attempt, nextRetryAt });
+    }
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#pump();
+    }, delay);
+  }
+
+  #retire(stream: Stream | undefined): void {
+    if (!stream || stream.retired) return;
+    stream.retired = true;
+    void stream.subscription.close().catch(() => {});
+  }
+
+  #setStatus(patch: Partial<StreamStatus>): void {
+    this.#status = { ...this.#status, ...patch };
+    this.#events.status(this.#status);
+  }
+
+  /** URIs this server can never cover, whatever we ask. */
+  #uncoverable(): Map<string, string> {
+    const declined = new Map<string, string>();
+    if (!this.#options.canSubscribe) {
+      for (const uri of this.#desire.uris) {
+        declined.set(uri, 'the server did not declare resources.subscribe');
+      }
+    }
+    return declined;
+  }
+}

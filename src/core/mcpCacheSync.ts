@@ -1,0 +1,652 @@
+import type {
+  Client,
+  Implementation,
+  ReadResourceResult,
+  Resource,
+  ServerCapabilities,
+  Transport,
+} from '@modelcontextprotocol/client';
+import type {
+  Query,
+  QueryCacheNotifyEvent,
+  QueryClient,
+  QueryFunctionContext,
+  QueryKey,
+} from '@tanstack/query-core';
+import { type BackoffOptions, defaultBackoff } from './backoff';
+import {
+  type ChangeChannel,
+  type ChannelEvents,
+  type Coverage,
+  initialStatus,
+  noCoverage,
+  type StreamStatus,
+} from './channel';
+import { Connection, type ConnectionState, type Era, type ProtocolChoice } from './connection';
+import { Diagnostics, type McpDiagnostics } from './diagnostics';
+import { errorMessage, invalidUriError, isPermanent, isValidUri, McpQueryError } from './errors';
+import { createMcpKeys, type McpKeys } from './keys';
+import { canonical, diffLists, fingerprintList, type ListFingerprint } from './listDiff';
+import { ListenChannel } from './listenChannel';
+import { installDispatcher, type NotificationSink } from './notificationRouter';
+import { RefetchCoordinator } from './refetchCoordinator';
+import { Store } from './store';
+import { type LegacyStreamState, SubscribeChannel } from './subscribeChannel';
+import { SubscriptionRegistry } from './subscriptionRegistry';
+
+export type McpStatus = ConnectionState['phase'];
+
+/** What `useMcp()` returns: the connection as the host sees it. */
+export interface McpState {
+  /** The SDK client of the current connection: call tools on it. Undefined until connected. */
+  client: Client | undefined;
+  status: McpStatus;
+  era: Era | undefined;
+  protocolVersion: string | undefined;
+  capabilities: ServerCapabilities | undefined;
+  error: Error | undefined;
+  /** Consecutive failed attempts while reconnecting. */
+  attempt: number;
+  /** When the next attempt runs (epoch ms), while reconnecting. */
+  nextRetryAt: number | undefined;
+  /** Drop the connection and streams and establish them again now. */
+  reconnect: () => void;
+}
+
+export interface McpCacheSyncOptions {
+  queryClient: QueryClient;
+  /** Streamable HTTP endpoint. Exactly one of `url`, `client`, `transport`. */
+  url?: string | URL;
+  /** A connected SDK client owned by the host (never closed by us). */
+  client?: Client;
+  /** Creates a fresh transport for each (re)connection. */
+  transport?: () => Transport;
+  /** fetch used with `url` (defaults to the global one). */
+  fetch?: typeof fetch;
+  clientInfo?: Implementation;
+  protocol?: ProtocolChoice;
+  /** Prefix every key with `['mcp', scope]` (several servers, one QueryClient). */
+  scope?: string;
+  /**
+   * Identity of the authorisation context. Data read with `cacheScope:
+   * 'private'` under one context is removed when another one starts.
+   */
+  authContext?: string;
+  /** How long a released URI stays subscribed (ms). */
+  lingerMs?: number;
+  /** Reconnect and re-listen backoff. */
+  reconnect?: Partial<BackoffOptions>;
+  /** Bound on waiting for a listen acknowledgement (ms). */
+  ackTimeoutMs?: number;
+  /** Bound on every request (ms). */
+  requestTimeoutMs?: number;
+  /** Minimum interval between diagnostics updates to subscribers (ms). */
+  diagnosticsIntervalMs?: number;
+}
+
+const defaults = {
+  clientInfo: { name: 'mcp-react-query', version: '0.1.0' },
+  lingerMs: 1000,
+  ackTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+};
+
+const MAX_RETRIES = 3;
+
+/** The `authContext` last used per QueryClient and scope, to purge private data on change. */
+const lastAuthContext = new WeakMap<QueryClient, Map<string, string | undefined>>();
+
+/**
+ * Keeps one MCP server's resources live in a TanStack QueryClient. The React
+ * provider owns one of these; it works the same from plain code.
+ *
+ * Flow: components hold URIs in the registry → the era's channel subscribes
+ * (listen stream or resources/subscribe) → the server's notifications reach
+ * the one dispatcher → the coordinator re-reads exactly what changed, once.
+ */
+export class McpCacheSync {
+  readonly queryClient: QueryClient;
+  readonly keys: McpKeys;
+  readonly #options: McpCacheSyncOptions;
+  readonly #connection: Connection;
+  readonly #registry: SubscriptionRegistry;
+  readonly #coordinator: RefetchCoordinator;
+  readonly #diagnostics: Diagnostics;
+  readonly #state: Store<McpState>;
+  #channel: ChangeChannel | undefined;
+  #legacyStream: LegacyStreamState = 'unknown';
+  #coverage: Coverage = noCoverage;
+  #declined: ReadonlyMap<string, string> = new Map();
+  #stream: StreamStatus = initialStatus('none', Date.now());
+  #listFingerprint: ListFingerprint | undefined;
+  #listData: unknown;
+  #listTtlMs = 0;
+  #changeWaiters = new Set<() => void>();
+  #unsubscribeCache: (() => void) | undefined;
+  #holders = 0;
+  #teardownTimer: ReturnType<typeof setTimeout> | undefined;
+  #started = false;
+  #disposed = false;
+
+  constructor(options: McpCacheSyncOptions) {
+    const sources = [options.url, options.client, options.transport].filter((s) => s !== undefined);
+    if (sources.length !== 1) {
+      throw new McpQueryError(
+        'INVALID_OPTIONS',
+        'McpProvider needs exactly one of `url`, `client` or `transport`',
+      );
+    }
+    this.#options = options;
+    this.queryClient = options.queryClient;
+    this.keys = createMcpKeys(options.scope);
+    this.#registry = new SubscriptionRegistry(
+      { lingerMs: options.lingerMs ?? defaults.lingerMs },
+      (uris) => this.#desireChanged(uris),
+    );
+    this.#coordinator = new RefetchCoordinator(this.queryClient);
+    this.#connection = new Connection(
+      {
+        source: options.client
+          ? { client: options.client }
+          : options.transport
+            ? { transport: options.transport }
+            : { url: options.url as string | URL, ...(options.fetch && { fetch: options.fetch }) },
+        clientInfo: options.clientInfo ?? defaults.clientInfo,
+        protocol: options.protocol ?? 'auto',
+        backoff: { ...defaultBackoff, ...options.reconnect },
+        requestTimeoutMs: this.#requestTimeoutMs,
+      },
+      {
+        prepare: (client, generation) => this.#prepare(client, generation),
+        ready: (client, generation) => this.#ready(client, generation),
+        lost: (generation) => this.#lost(generation),
+        legacyStream: (generation, state) => this.#legacyStreamChanged(generation, state),
+      },
+    );
+    this.#diagnostics = new Diagnostics(
+      {
+        connection: () => this.#connection.state.get(),
+        stream: () => this.#stream,
+        refs: (uri) => this.#registry.refs(uri),
+        subscribed: () => this.#registry.uris(),
+        covered: () => this.#coverage.uris,
+        listCovered: () => this.#coverage.list,
+        declined: () => this.#declined,
+      },
+      options.diagnosticsIntervalMs === undefined
+        ? undefined
+        : { emitEveryMs: options.diagnosticsIntervalMs },
+    );
+    this.#state = new Store(this.#computeState(undefined));
+    this.#connection.state.subscribe(() => this.#stateChanged());
+  }
+
+  get #requestTimeoutMs(): number {
+    return this.#options.requestTimeoutMs ?? defaults.requestTimeoutMs;
+  }
+
+  // ── lifecycle ────────────────────────────────────────────────────────────
+
+  /**
+   * Hold the connection open; the returned function lets go. The last holder
+   * letting go tears down on the next macrotask, so React StrictMode's
+   * mount → unmount → mount keeps one connection and one stream.
+   */
+  mount(): () => void {
+    if (this.#disposed) throw new McpQueryError('DISPOSED', 'this McpCacheSync was disposed');
+    this.#holders += 1;
+    clearTimeout(this.#teardownTimer);
+    this.#teardownTimer = undefined;
+    this.#start();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holders -= 1;
+      if (this.#holders > 0) return;
+      this.#teardownTimer = setTimeout(() => void this.dispose(), 0);
+    };
+  }
+
+  /** Close everything this object opened. A client passed in stays open. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    clearTimeout(this.#teardownTimer);
+    this.#unsubscribeCache?.();
+    this.#registry.dispose();
+    this.#coordinator.stop();
+    const channel = this.#channel;
+    this.#channel = undefined;
+    this.#bump();
+    await Promise.all([channel?.dispose(), this.#connection.dispose()]);
+    this.#diagnostics.dispose();
+  }
+
+  reconnect = (): void => {
+    if (!this.#disposed) this.#connection.reconnect();
+  };
+
+  #start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#purgePrivateDataOfOtherContexts();
+    this.#coordinator.start();
+    this.#unsubscribeCache = this.queryClient
+      .getQueryCache()
+      .subscribe((event) => this.#onCacheEvent(event));
+    this.#connection.start();
+  }
+
+  // ── public state ─────────────────────────────────────────────────────────
+
+  getState = (): McpState => this.#state.get();
+  subscribeState = (listener: () => void): (() => void) => this.#state.subscribe(listener);
+  getDiagnostics = (): McpDiagnostics => this.#diagnostics.getSnapshot();
+  subscribeDiagnostics = (listener: () => void): (() => void) =>
+    this.#diagnostics.subscribe(listener);
+
+  /** Resolves with the connected client (waits through connecting/reconnecting). */
+  whenReady(signal?: AbortSignal): Promise<Client> {
+    return this.#connection.whenReady(signal);
+  }
+
+  /**
+   * Want notifications for `uri` until the returned function is called. Many
+   * holders of one URI share one server-side subscription.
+   */
+  acquire(uri: string): () => void {
+    if (this.#disposed || !isValidUri(uri)) return () => {};
+    return this.#registry.acquire(uri);
+  }
+
+  // ── query options ────────────────────────────────────────────────────────
+
+  /** Options for `useQuery` / `prefetchQuery` / `ensureQueryData` of one resource. */
+  resourceQueryOptions(uri: string) {
+    const queryKey = this.keys.resource(uri);
+    return {
+      queryKey,
+      queryFn: (context: QueryFunctionContext) => this.#read(uri, queryKey, context.signal),
+      staleTime: (query: Query<ReadResourceResult>) =>
+        this.#coverage.uris.has(uri) ? Number.POSITIVE_INFINITY : ttlOf(query.state.data),
+      retry: retryUnlessPermanent,
+    };
+  }
+
+  /** Options for the full resource list (every page). */
+  resourceListQueryOptions() {
+    const queryKey = this.keys.resources();
+    return {
+      queryKey,
+      queryFn: (context: QueryFunctionContext) => this.#list(queryKey, context.signal),
+      staleTime: () => (this.#coverage.list ? Number.POSITIVE_INFINITY : this.#listTtlMs),
+      retry: retryUnlessPermanent,
+    };
+  }
+
+  // ── reads ────────────────────────────────────────────────────────────────
+
+  async #read(uri: string, key: QueryKey, signal: AbortSignal): Promise<ReadResourceResult> {
+    if (!isValidUri(uri)) throw invalidUriError(uri);
+    const client = await this.#connection.whenReady(signal);
+    await this.#waitForCoverage(uri, signal);
+    const previous = this.#diagnostics.previousReadMarkers(uri);
+    this.#coordinator.readStarted(key, this.#coverage.uris.has(uri));
+    this.#diagnostics.readStarted(uri);
+    try {
+      const result = await client.readResource(
+        { uri },
+        // TanStack Query is the only cache: the SDK's own TTL cache could
+        // answer a post-notification read with the content it replaces.
+        { cacheMode: 'bypass', signal, timeout: this.#requestTimeoutMs },
+      );
+      if (!Array.isArray(result.contents) || result.contents.length === 0) {
+        throw new McpQueryError(
+          'EMPTY_CONTENTS',
+          `resources/read of ${uri} returned no contents; the previous content is kept`,
+        );
+      }
+      this.#assertLive();
+      const before = this.queryClient.getQueryData<ReadResourceResult>(key);
+      const changed =
+        before !== undefined && canonical(before.contents) !== canonical(result.contents);
+      this.#diagnostics.readSucceeded(uri, changed, previous);
+      return result;
+    } catch (error) {
+      if (!signal.aborted) this.#diagnostics.readFailed(uri, errorMessage(error));
+      throw error;
+    }
+  }
+
+  async #list(key: QueryKey, signal: AbortSignal): Promise<Resource[]> {
+    const client = await this.#connection.whenReady(signal);
+    await this.#waitForCoverage(null, signal);
+    this.#coordinator.readStarted(key, this.#coverage.list);
+    const result = await client.listResources(undefined, {
+      cacheMode: 'bypass',
+      signal,
+      timeout: this.#requestTimeoutMs,
+    });
+    this.#assertLive();
+    this.#listTtlMs = ttlOf(result);
+    return result.resources;
+  }
+
+  /** Nothing read through a disposed sync object may write into the cache. */
+  #assertLive(): void {
+    if (this.#disposed) {
+      throw new McpQueryError('DISPOSED', 'the McpProvider that started this read is gone');
+    }
+  }
+
+  /**
+   * Rule 4 without the extra read: if the subscription covering `uri` (or
+   * the list, for `null`) is being established right now, read after its
+   * acknowledgement instead of before it. Bounded: a slow or declined
+   * subscription never holds a read for longer than the ack timeout.
+   */
+  async #waitForCoverage(uri: string | null, signal: AbortSignal): Promise<void> {
+    const deadline = Date.now() + (this.#options.ackTimeoutMs ?? defaults.ackTimeoutMs);
+    while (!signal.aborted && !this.#disposed) {
+      const pending = uri === null ? this.#listPending() : this.#uriPending(uri);
+      const remaining = deadline - Date.now();
+      if (!pending || remaining <= 0) return;
+      await this.#nextChange(remaining, signal);
+    }
+  }
+
+  #uriPending(uri: string): boolean {
+    if (!this.#registry.has(uri) || this.#coverage.uris.has(uri) || this.#declined.has(uri)) {
+      return false;
+    }
+    return this.#registry.flushPending || (this.#channel?.isEstablishing(uri) ?? false);
+  }
+
+  #listPending(): boolean {
+    return !this.#coverage.list && (this.#channel?.isEstablishingList() ?? false);
+  }
+
+  #nextChange(timeoutMs: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.#changeWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal.addEventListener('abort', done);
+      this.#changeWaiters.add(done);
+    });
+  }
+
+  /** Wake reads waiting for coverage: something they depend on changed. */
+  #bump(): void {
+    for (const waiter of [...this.#changeWaiters]) waiter();
+  }
+
+  // ── connection hooks ─────────────────────────────────────────────────────
+
+  #prepare(client: Client, generation: number): void {
+    this.#legacyStream = this.#options.url === undefined ? 'unknown' : 'opening';
+    installDispatcher(client, this.#sink(generation));
+  }
+
+  #ready(client: Client, generation: number): void {
+    if (this.#disposed) return;
+    const capabilities = client.getServerCapabilities()?.resources;
+    const canSubscribe = capabilities?.subscribe === true;
+    const canListChanged = capabilities?.listChanged === true;
+    const events = this.#channelEvents(generation);
+    const backoff = { ...defaultBackoff, ...this.#options.reconnect };
+    const state = this.#connection.state.get();
+    this.#channel =
+      client.getProtocolEra() === 'modern'
+        ? new ListenChannel(client, events, {
+            backoff,
+            ackTimeoutMs: this.#options.ackTimeoutMs ?? defaults.ackTimeoutMs,
+            canSubscribe,
+            canListChanged,
+          })
+        : new SubscribeChannel(
+            client,
+            events,
+            {
+              canSubscribe,
+              canListChanged,
+              requestTimeoutMs: this.#requestTimeoutMs,
+              history: {
+                reopenCount: state.reconnects,
+                lastCloseReason: state.lastLoss === undefined ? undefined : 'remote',
+              },
+            },
+            this.#legacyStream,
+          );
+    this.#channel.update({ uris: this.#registry.uris(), listChanged: true });
+    this.#stateChanged();
+    this.#bump();
+  }
+
+  #lost(_generation: number): void {
+    const channel = this.#channel;
+    this.#channel = undefined;
+    void channel?.dispose();
+    this.#setCoverage(noCoverage);
+    this.#declined = new Map();
+    if (this.#stream.state !== 'closed') {
+      this.#stream = { ...this.#stream, state: this.#disposed ? 'closed' : 'reopening' };
+    }
+    this.#stateChanged();
+    this.#bump();
+  }
+
+  #legacyStreamChanged(generation: number, state: LegacyStreamState): void {
+    if (generation !== this.#connection.generation) return;
+    this.#legacyStream = state;
+    if (this.#channel instanceof SubscribeChannel) this.#channel.setStream(state);
+  }
+
+  #channelEvents(generation: number): ChannelEvents {
+    const current = () => !this.#disposed && generation === this.#connection.generation;
+    return {
+      coverage: (next) => {
+        if (current()) this.#setCoverage(next);
+      },
+      declined: (next) => {
+        if (!current()) return;
+        this.#declined = next;
+        this.#diagnostics.changed();
+        this.#bump();
+      },
+      status: (next) => {
+        if (!current()) return;
+        this.#stream = next;
+        this.#stateChanged();
+        this.#bump();
+      },
+    };
+  }
+
+  // ── notifications ────────────────────────────────────────────────────────
+
+  #sink(generation: number): NotificationSink {
+    const current = () => !this.#disposed && generation === this.#connection.generation;
+    return {
+      updated: (uri) => {
+        if (!current()) return;
+        // Exact string equality only (rule 2): a server that notifies a
+        // different spelling is a bug the diagnostics must show, not hide.
+        if (this.#registry.has(uri) || this.#coverage.uris.has(uri)) {
+          this.#diagnostics.notified(uri);
+          this.#coordinator.signal(this.keys.resource(uri));
+        } else {
+          this.#diagnostics.unmatched(uri);
+        }
+      },
+      listChanged: () => {
+        if (!current()) return;
+        this.#diagnostics.listChanged();
+        this.#refreshList();
+      },
+      malformed: (method, reason) => {
+        if (current()) this.#diagnostics.malformed(method, reason);
+      },
+    };
+  }
+
+  /** One list refetch (coalesced like any read); the diff then decides what else to read. */
+  #refreshList(): void {
+    const outcome = this.#coordinator.signal(this.keys.resources(), { evenIfInactive: true });
+    if (outcome === 'absent' && this.#cachedResourceUris().length > 0) {
+      void this.queryClient.fetchQuery(this.resourceListQueryOptions()).catch(() => {});
+    }
+  }
+
+  #cachedResourceUris(): string[] {
+    const uris: string[] = [];
+    for (const query of this.queryClient.getQueryCache().getAll()) {
+      const uri = this.keys.uriOf(query.queryKey);
+      if (uri !== undefined && query.state.data !== undefined) uris.push(uri);
+    }
+    return uris;
+  }
+
+  #onCacheEvent(event: QueryCacheNotifyEvent): void {
+    if (event.type === 'removed') {
+      const uri = this.keys.uriOf(event.query.queryKey);
+      if (uri !== undefined && !this.#registry.has(uri)) this.#diagnostics.forget(uri);
+      return;
+    }
+    if (event.type !== 'updated' || event.action.type !== 'success') return;
+    if (this.keys.isList(event.query.queryKey)) this.#listUpdated(event.query.state.data);
+  }
+
+  /**
+   * The list changed: re-read the cached resources whose entry changed or
+   * disappeared, and nothing else. With no earlier list to compare against,
+   * only disappearance is certain.
+   */
+  #listUpdated(data: unknown): void {
+    if (!Array.isArray(data) || data === this.#listData) return;
+    this.#listData = data;
+    const next = fingerprintList(data as Resource[]);
+    const previous = this.#listFingerprint;
+    this.#listFingerprint = next;
+    const affected = previous
+      ? (({ changed, removed }) => [...changed, ...removed])(diffLists(previous, next))
+      : this.#cachedResourceUris().filter((uri) => !next.has(uri));
+    for (const uri of affected) this.#coordinator.signal(this.keys.resource(uri));
+  }
+
+  // ── coverage ─────────────────────────────────────────────────────────────
+
+  #setCoverage(next: Coverage): void {
+    const previous = this.#coverage;
+    const gained = [...next.uris].filter((uri) => !previous.uris.has(uri));
+    const lost = [...previous.uris].filter((uri) => !next.uris.has(uri));
+    const listGained = next.list && !previous.list;
+    const listLost = previous.list && !next.list;
+    if (gained.length === 0 && lost.length === 0 && !listGained && !listLost) return;
+    this.#coverage = next;
+    const listKey = this.keys.resources();
+    this.#coordinator.uncovered([
+      ...lost.map((uri) => this.keys.resource(uri)),
+      ...(listLost ? [listKey] : []),
+    ]);
+    this.#diagnostics.coverageChanged(next.uris, lost);
+    this.#coordinator.covered([
+      ...gained.map((uri) => this.keys.resource(uri)),
+      ...(listGained ? [listKey] : []),
+    ]);
+    this.#bump();
+  }
+
+  #desireChanged(uris: readonly string[]): void {
+    this.#channel?.update({ uris, listChanged: true });
+    this.#diagnostics.changed();
+    this.#bump();
+  }
+
+  // ── private data ─────────────────────────────────────────────────────────
+
+  /**
+   * `cacheScope: 'private'` data (and data without a scope, which the SDK
+   * also treats as private) read under another authorisation context must
+   * never be shown under this one.
+   */
+  #purgePrivateDataOfOtherContexts(): void {
+    let byScope = lastAuthContext.get(this.queryClient);
+    if (!byScope) {
+      byScope = new Map();
+      lastAuthContext.set(this.queryClient, byScope);
+    }
+    const scopeKey = this.keys.scope ?? '';
+    const context = this.#options.authContext;
+    const had = byScope.has(scopeKey);
+    const previous = byScope.get(scopeKey);
+    byScope.set(scopeKey, context);
+    if (!had || previous === context) return;
+    const isPrivate = (query: Query) => {
+      if (this.keys.isList(query.queryKey)) return true;
+      if (this.keys.uriOf(query.queryKey) === undefined) return false;
+      return (query.state.data as { cacheScope?: unknown } | undefined)?.cacheScope !== 'public';
+    };
+    void this.queryClient.cancelQueries({ predicate: isPrivate });
+    this.queryClient.removeQueries({ predicate: isPrivate });
+  }
+
+  // ── state for useMcp ─────────────────────────────────────────────────────
+
+  #stateChanged(): void {
+    this.#state.set(this.#computeState(this.#state?.get()));
+    this.#diagnostics.changed();
+    this.#bump();
+  }
+
+  #computeState(previous: McpState | undefined): McpState {
+    const connection = this.#connection.state.get();
+    const stream = this.#stream;
+    let status: McpStatus = connection.phase;
+    let { attempt, nextRetryAt, error } = connection;
+    if (connection.phase === 'ready' && stream.state === 'reopening') {
+      status = 'reconnecting';
+      attempt = stream.attempt;
+      nextRetryAt = stream.nextRetryAt;
+      error =
+        stream.lastError === undefined
+          ? undefined
+          : previous?.error?.message === stream.lastError
+            ? previous.error
+            : new McpQueryError('STREAM_LOST', stream.lastError);
+    }
+    const next: McpState = {
+      client: connection.client,
+      status,
+      era: connection.era,
+      protocolVersion: connection.protocolVersion,
+      capabilities: connection.capabilities,
+      error,
+      attempt,
+      nextRetryAt,
+      reconnect: this.reconnect,
+    };
+    if (
+      previous &&
+      (Object.keys(next) as (keyof McpState)[]).every((k) => previous[k] === next[k])
+    ) {
+      return previous;
+    }
+    return next;
+  }
+}
+
+function retryUnlessPermanent(failureCount: number, error: unknown): boolean {
+  return !isPermanent(error) && failureCount < MAX_RETRIES;
+}
+
+/** A result's `ttlMs` as a staleTime: absent, zero or negative means stale at once. */
+function ttlOf(data: unknown): number {
+  const ttl = (data as { ttlMs?: unknown } | undefined)?.ttlMs;
+  return typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0;
+}

@@ -1,0 +1,78 @@
+import type { Client } from '@modelcontextprotocol/client';
+
+export interface NotificationSink {
+  updated(uri: string): void;
+  listChanged(): void;
+  /** A notification we could not use: missing or non-string uri, unknown method. */
+  malformed(method: string, reason: string): void;
+}
+
+export const UPDATED = 'notifications/resources/updated';
+export const LIST_CHANGED = 'notifications/resources/list_changed';
+
+/** Spec notifications that are simply not ours to handle (not malformed). */
+const KNOWN_METHODS = new Set([
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/message',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/roots/list_changed',
+  'notifications/tasks/status',
+  'notifications/elicitation/complete',
+  'notifications/subscriptions/acknowledged',
+]);
+
+/**
+ * Accepts any params: validation is ours, so a malformed notification is
+ * counted and shown in diagnostics instead of disappearing into the SDK's
+ * error channel.
+ */
+const anyParams = {
+  '~standard': {
+    version: 1 as const,
+    vendor: 'mcp-react-query',
+    validate: (value: unknown) => ({ value }),
+  },
+};
+
+const installed = new WeakMap<Client, { sink: NotificationSink }>();
+
+/**
+ * Installs this package's one dispatcher on a client (again: swaps its sink).
+ * The SDK keeps one handler per method, so there must be exactly one per
+ * client, installed before any subscribe or listen request is sent (rule 1:
+ * an update arriving right after the acknowledgement finds its handler).
+ */
+export function installDispatcher(client: Client, sink: NotificationSink): void {
+  const existing = installed.get(client);
+  if (existing) {
+    existing.sink = sink;
+    return;
+  }
+  const route = { sink };
+  installed.set(client, route);
+  client.setNotificationHandler(UPDATED, { params: anyParams }, (params) => {
+    const uri = (params as { uri?: unknown } | undefined)?.uri;
+    if (typeof uri !== 'string' || uri.length === 0) {
+      route.sink.malformed(UPDATED, uri === undefined ? 'no uri' : `uri is ${describe(uri)}`);
+      return;
+    }
+    route.sink.updated(uri);
+  });
+  client.setNotificationHandler(LIST_CHANGED, { params: anyParams }, () => {
+    route.sink.listChanged();
+  });
+  const previous = client.fallbackNotificationHandler;
+  client.fallbackNotificationHandler = async (notification) => {
+    const method = String(notification.method);
+    if (!KNOWN_METHODS.has(method)) route.sink.malformed(method, 'unknown method');
+    await previous?.(notification);
+  };
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return 'an empty string';
+  if (value === null) return 'null';
+  return `a ${typeof value}`;
+}

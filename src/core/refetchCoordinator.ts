@@ -1,0 +1,128 @@
+import {
+  hashKey,
+  type QueryCacheNotifyEvent,
+  type QueryClient,
+  type QueryKey,
+} from '@tanstack/query-core';
+
+interface Target {
+  key: QueryKey;
+  /** A change was signalled after the latest read attempt started. */
+  dirty: boolean;
+  /** The latest read started while the server was covering this key. */
+  readUnderCoverage: boolean;
+}
+
+export type SignalOutcome = 'absent' | 'deferred' | 'refetching' | 'marked-stale';
+
+/**
+ * Turns change signals into reads, single flight per key with one trailing
+ * read (rule 3). TanStack's `invalidateQueries` is not enough: with data it
+ * cancels and restarts (a burst of N costs N requests), and during a first
+ * fetch it joins the in-flight read, which may have started before the
+ * change, and so ends stale (TanStack issue 8530). Here a signal during a
+ * read only marks the key dirty; when the read settles, one more starts.
+ */
+export class RefetchCoordinator {
+  readonly #client: QueryClient;
+  readonly #targets = new Map<string, Target>();
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(client: QueryClient) {
+    this.#client = client;
+  }
+
+  start(): void {
+    if (this.#unsubscribe) return;
+    this.#unsubscribe = this.#client
+      .getQueryCache()
+      .subscribe((event) => this.#onCacheEvent(event));
+  }
+
+  stop(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    this.#targets.clear();
+  }
+
+  /**
+   * The content behind `key` may have changed. Active and idle: refetch now.
+   * Fetching: one trailing read after it settles. Inactive: only mark it
+   * stale, so the next observer refetches. Not cached: nothing to do.
+   */
+  signal(key: QueryKey, options?: { evenIfInactive?: boolean }): SignalOutcome {
+    const query = this.#client.getQueryCache().find({ queryKey: key, exact: true });
+    if (!query) return 'absent';
+    const target = this.#target(key);
+    if (query.state.fetchStatus !== 'idle') {
+      target.dirty = true;
+      return 'deferred';
+    }
+    if (!query.isActive() && !options?.evenIfInactive) {
+      void this.#client.invalidateQueries({ queryKey: key, exact: true, refetchType: 'none' });
+      return 'marked-stale';
+    }
+    void query.fetch(undefined, { cancelRefetch: false }).catch(() => {
+      // The error is in the query's state; the previous data stays.
+    });
+    return 'refetching';
+  }
+
+  /** Called by the query function when a read attempt actually starts. */
+  readStarted(key: QueryKey, covered: boolean): void {
+    const target = this.#target(key);
+    target.dirty = false;
+    target.readUnderCoverage = covered;
+  }
+
+  /**
+   * The server now covers these keys. Any cached data read before that may
+   * have missed a change made between the read and the acknowledgement
+   * (rule 4, and rule 6 after a reconnect), so it is read once more.
+   */
+  covered(keys: readonly QueryKey[]): void {
+    for (const key of keys) {
+      const target = this.#targets.get(hashKey(key));
+      if (target?.readUnderCoverage) continue;
+      this.signal(key);
+    }
+  }
+
+  uncovered(keys: readonly QueryKey[]): void {
+    for (const key of keys) {
+      const target = this.#targets.get(hashKey(key));
+      if (target) target.readUnderCoverage = false;
+    }
+  }
+
+  #target(key: QueryKey): Target {
+    const hash = hashKey(key);
+    let target = this.#targets.get(hash);
+    if (!target) {
+      target = { key, dirty: false, readUnderCoverage: false };
+      this.#targets.set(hash, target);
+    }
+    return target;
+  }
+
+  #onCacheEvent(event: QueryCacheNotifyEvent): void {
+    if (event.type === 'removed') {
+      this.#targets.delete(event.query.queryHash);
+      return;
+    }
+    if (event.type !== 'updated') return;
+    const { query } = event;
+    if (query.state.fetchStatus !== 'idle') return;
+    const settled =
+      event.action.type === 'success' ||
+      event.action.type === 'error' ||
+      event.action.type === 'setState';
+    if (!settled) return;
+    const target = this.#targets.get(query.queryHash);
+    if (!target?.dirty) return;
+    target.dirty = false;
+    // After the current dispatch: starting a fetch from inside the cache's
+    // own notification would re-enter the query mid-update.
+    queueMicrotask(() => this.signal(target.key));
+  }
+}

@@ -1,0 +1,201 @@
+import type { Client } from '@modelcontextprotocol/client';
+import {
+  type ChangeChannel,
+  type ChannelDesire,
+  type ChannelEvents,
+  initialStatus,
+  type StreamStatus,
+} from './channel';
+import { errorMessage, rpcCode } from './errors';
+
+/** Whether the notification stream a legacy session delivers on is up. */
+export type LegacyStreamState = 'unknown' | 'opening' | 'open' | 'unsupported' | 'closed';
+
+export interface SubscribeChannelOptions {
+  canSubscribe: boolean;
+  canListChanged: boolean;
+  requestTimeoutMs: number;
+  /** Reopen count and last close reason carried over from earlier connections. */
+  history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
+  now?: () => number;
+}
+
+type Phase = 'idle' | 'subscribing' | 'subscribed' | 'unsubscribing';
+
+/**
+ * The 2025 channel: `resources/subscribe` when a URI is first wanted,
+ * `resources/unsubscribe` when it is let go, one request in flight per URI at
+ * a time. Notifications ride the session's standalone SSE stream, so a URI is
+ * covered only while it is subscribed *and* that stream is open. This
+ * channel lives exactly as long as one session: a lost session is replaced by
+ * a new connection and a new channel, which subscribes everything again.
+ */
+export class SubscribeChannel implements ChangeChannel {
+  readonly #client: Pick<Client, 'subscribeResource' | 'unsubscribeResource'>;
+  readonly #events: ChannelEvents;
+  readonly #options: SubscribeChannelOptions;
+  readonly #now: () => number;
+  readonly #phases = new Map<string, Phase>();
+  readonly #declined = new Map<string, string>();
+  #wanted = new Set<string>();
+  #wantList = false;
+  #stream: LegacyStreamState;
+  #status: StreamStatus;
+  #disposed = false;
+
+  constructor(
+    client: Pick<Client, 'subscribeResource' | 'unsubscribeResource'>,
+    events: ChannelEvents,
+    options: SubscribeChannelOptions,
+    stream: LegacyStreamState,
+  ) {
+    this.#client = client;
+    this.#events = events;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#stream = stream;
+    this.#status = { ...initialStatus('legacy', this.#now()), ...options.history };
+    this.#publishStatus();
+  }
+
+  update(desire: ChannelDesire): void {
+    if (this.#disposed) return;
+    this.#wanted = new Set(desire.uris);
+    this.#wantList = desire.listChanged;
+    if (!this.#options.canSubscribe) {
+      this.#declined.clear();
+      for (const uri of desire.uris) {
+        this.#declined.set(uri, 'the server did not declare resources.subscribe');
+      }
+      this.#events.declined(new Map(this.#declined));
+    } else {
+      for (const uri of new Set([...this.#wanted, ...this.#phases.keys()])) this.#step(uri);
+      // A URI let go forgets why it was declined: asking again later is fair.
+      for (const uri of this.#declined.keys()) {
+        if (!this.#wanted.has(uri)) this.#declined.delete(uri);
+      }
+      this.#events.declined(new Map(this.#declined));
+    }
+    this.#publishCoverage();
+  }
+
+  setStream(state: LegacyStreamState): void {
+    if (this.#disposed || state === this.#stream) return;
+    this.#stream = state;
+    this.#publishStatus();
+    this.#publishCoverage();
+  }
+
+  isEstablishing(uri: string): boolean {
+    if (this.#disposed || !this.#options.canSubscribe || this.#declined.has(uri)) return false;
+    const phase = this.#phases.get(uri);
+    return phase === 'subscribing' || (phase === 'subscribed' && this.#stream === 'opening');
+  }
+
+  isEstablishingList(): boolean {
+    return !this.#disposed && this.#options.canListChanged && this.#stream === 'opening';
+  }
+
+  async dispose(): Promise<void> {
+    // The session is going away with its subscriptions; unsubscribing from a
+    // dead session would only produce errors.
+    this.#disposed = true;
+  }
+
+  #streamDelivers(): boolean {
+    return this.#stream === 'open' || this.#stream === 'unknown';
+  }
+
+  #step(uri: string): void {
+    const phase = this.#phases.get(uri) ?? 'idle';
+    const wanted = this.#wanted.has(uri);
+    if (phase === 'subscribing' || phase === 'unsubscribing') return;
+    if (wanted && phase === 'idle' && !this.#declined.has(uri)) {
+      this.#subscribe(uri);
+    } else if (!wanted && phase === 'subscribed') {
+      this.#unsubscribe(uri);
+    } else if (!wanted && phase === 'idle') {
+      this.#phases.delete(uri);
+    }
+  }
+
+  #subscribe(uri: string): void {
+    this.#phases.set(uri, 'subscribing');
+    this.#client
+      .subscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
+      .then(
+        () => {
+          if (this.#disposed) return;
+          this.#phases.set(uri, 'subscribed');
+        },
+        (error: unknown) => {
+          if (this.#disposed) return;
+          this.#phases.set(uri, 'idle');
+          // The server answered "no" (unknown resource, method not found…):
+          // asking again would get the same answer. Anything else (a timeout,
+          // a dropped session) is the connection's to recover.
+          const reason =
+            rpcCode(error) === undefined
+              ? `subscribe failed: ${errorMessage(error)}`
+              : `the server refused: ${errorMessage(error)}`;
+          this.#declined.set(uri, reason);
+          this.#events.declined(new Map(this.#declined));
+        },
+      )
+      .finally(() => {
+        if (this.#disposed) return;
+        this.#publishCoverage();
+        this.#step(uri);
+      });
+  }
+
+  #unsubscribe(uri: string): void {
+    this.#phases.set(uri, 'unsubscribing');
+    this.#publishCoverage();
+    this.#client
+      .unsubscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
+      .catch(() => {
+        // Best effort: the server forgets subscriptions with the session anyway.
+      })
+      .finally(() => {
+        if (this.#disposed) return;
+        this.#phases.set(uri, 'idle');
+        this.#step(uri);
+      });
+  }
+
+  #publishCoverage(): void {
+    const delivers = this.#streamDelivers();
+    const uris = new Set<string>();
+    if (delivers) {
+      for (const [uri, phase] of this.#phases) {
+        if (phase === 'subscribed' && this.#wanted.has(uri)) uris.add(uri);
+      }
+    }
+    this.#events.coverage({
+      uris,
+      list: delivers && this.#wantList && this.#options.canListChanged,
+    });
+  }
+
+  #publishStatus(): void {
+    const state =
+      this.#stream === 'open' || this.#stream === 'unknown'
+        ? 'open'
+        : this.#stream === 'unsupported'
+          ? 'unsupported'
+          : this.#stream === 'closed'
+            ? 'reopening'
+            : 'opening';
+    const note =
+      this.#stream === 'unsupported'
+        ? 'the server has no standalone SSE stream (GET answered 405): notifications cannot arrive'
+        : this.#stream === 'unknown'
+          ? 'custom transport: the SSE stream cannot be observed and is assumed open'
+          : undefined;
+    if (state !== this.#status.state || note !== this.#status.note) {
+      this.#status = { ...this.#status, state, note, since: this.#now() };
+      this.#events.status(this.#status);
+    }
+  }
+}

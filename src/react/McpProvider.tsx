@@ -1,0 +1,37 @@
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useMemo, useRef } from 'react';
+import { McpCacheSync, type McpCacheSyncOptions } from '../core/mcpCacheSync';
+import { McpContext } from './context';
+
+export interface McpProviderProps extends Omit<McpCacheSyncOptions, 'queryClient'> {
+  /** Defaults to the surrounding `QueryClientProvider`'s client. */
+  queryClient?: QueryClient;
+  children?: ReactNode;
+}
+
+/**
+ * Owns one MCP connection and its change stream for the tree below. A new
+ * connection is made only when what identifies it changes (url, client,
+ * protocol, scope, authContext); a `transport` factory or options passed
+ * inline are read through refs, so re-renders never reconnect.
+ */
+export function McpProvider({ children, queryClient, ...options }: McpProviderProps) {
+  const client = useQueryClient(queryClient);
+  const latest = useRef(options);
+  latest.current = options;
+  const { url, protocol, scope, authContext } = options;
+  const hasTransport = options.transport !== undefined;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the list is the connection's identity on purpose; other options are read through `latest`
+  const sync = useMemo(
+    () =>
+      new McpCacheSync({
+        ...latest.current,
+        queryClient: client,
+        transport: hasTransport ? () => (latest.current.transport as () => never)() : undefined,
+      }),
+    // The identity of the connection; everything else is read from `latest`.
+    [client, String(url ?? ''), options.client, hasTransport, protocol, scope, authContext],
+  );
+  useEffect(() => sync.mount(), [sync]);
+  return <McpContext.Provider value={sync}>{children}</McpContext.Provider>;
+}

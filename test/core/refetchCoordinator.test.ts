@@ -1,0 +1,122 @@
+import { QueryClient, type QueryKey, QueryObserver } from '@tanstack/query-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RefetchCoordinator } from '../../src/core/refetchCoordinator';
+
+/** A fake source whose reads the test finishes by hand, one at a time. */
+function controlledSource(coordinator: () => RefetchCoordinator, key: QueryKey) {
+  let version = 0;
+  const pending: Array<() => void> = [];
+  let reads = 0;
+  return {
+    change() {
+      version += 1;
+    },
+    get reads() {
+      return reads;
+    },
+    get inFlight() {
+      return pending.length;
+    },
+    /** Let the oldest read answer with the content as of now. */
+    finishOne() {
+      pending.shift()?.();
+    },
+    queryFn: () => {
+      reads += 1;
+      coordinator().readStarted(key, true);
+      const seen = version;
+      return new Promise<string>((resolve) => pending.push(() => resolve(`v${seen}`)));
+    },
+  };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('RefetchCoordinator', () => {
+  let client: QueryClient;
+  let coordinator: RefetchCoordinator;
+  const key = ['resource', 'a://1'];
+
+  function setup() {
+    client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    coordinator = new RefetchCoordinator(client);
+    coordinator.start();
+    const source = controlledSource(() => coordinator, key);
+    const observer = new QueryObserver(client, {
+      queryKey: key,
+      queryFn: source.queryFn,
+      staleTime: Number.POSITIVE_INFINITY,
+    });
+    const unsubscribe = observer.subscribe(() => {});
+    return { source, observer, unsubscribe };
+  }
+
+  afterEach(() => {
+    coordinator.stop();
+    client.clear();
+  });
+
+  it('a burst of 100 signals during a read costs one trailing read, ending on the latest', async () => {
+    const { source } = setup();
+    expect(source.reads).toBe(1);
+    source.finishOne();
+    await tick();
+    expect(source.reads).toBe(1);
+
+    for (let i = 0; i < 100; i++) {
+      source.change();
+      coordinator.signal(key);
+    }
+    expect(source.reads).toBe(2); // the first signal starts a read; the rest mark it dirty
+    source.finishOne();
+    await tick();
+    expect(source.reads).toBe(3); // exactly one trailing read
+    source.finishOne();
+    await tick();
+    expect(source.reads).toBe(3);
+    expect(client.getQueryData(key)).toBe('v100');
+  });
+
+  it('a change during the very first read is not lost (TanStack issue 8530)', async () => {
+    const { source } = setup();
+    source.change();
+    expect(coordinator.signal(key)).toBe('deferred');
+    source.finishOne(); // answers v0: read before the change
+    await tick();
+    expect(client.getQueryData(key)).toBe('v0');
+    expect(source.reads).toBe(2);
+    source.finishOne();
+    await tick();
+    expect(client.getQueryData(key)).toBe('v1');
+  });
+
+  it('an inactive query is only marked stale, never read', async () => {
+    const { source, unsubscribe } = setup();
+    source.finishOne();
+    await tick();
+    unsubscribe();
+    expect(coordinator.signal(key)).toBe('marked-stale');
+    await tick();
+    expect(source.reads).toBe(1);
+    expect(client.getQueryCache().find({ queryKey: key })?.state.isInvalidated).toBe(true);
+  });
+
+  it('a key nobody cached is ignored', () => {
+    setup();
+    expect(coordinator.signal(['resource', 'never://seen'])).toBe('absent');
+  });
+
+  it('coverage re-reads only data read before the coverage began', async () => {
+    const { source } = setup(); // its queryFn reports reads as covered
+    source.finishOne();
+    await tick();
+    coordinator.covered([key]);
+    expect(source.reads).toBe(1);
+
+    coordinator.uncovered([key]);
+    coordinator.covered([key]);
+    expect(source.reads).toBe(2);
+    source.finishOne();
+    await tick();
+  });
+});

@@ -9,6 +9,7 @@ export type {
   UnmatchedNotification,
 } from './core/diagnostics';
 export { isNotFound, McpQueryError } from './core/errors';
+export type { McpEvent } from './core/events';
 export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
 export {
   McpCacheSync,
@@ -19,5 +20,6 @@ export {
 export { McpProvider, type McpProviderProps } from './react/McpProvider';
 export { useMcp } from './react/useMcp';
 export { useMcpDiagnostics } from './react/useMcpDiagnostics';
+export { useMcpEvents } from './react/useMcpEvents';
 export { type UseResourceOptions, useResource } from './react/useResource';
 export { type UseResourceListOptions, useResourceList } from './react/useResourceList';

@@ -25,6 +25,7 @@ import {
 import { Connection, type ConnectionState, type Era, type ProtocolChoice } from './connection';
 import { Diagnostics, type McpDiagnostics } from './diagnostics';
 import { errorMessage, invalidUriError, isPermanent, isValidUri, McpQueryError } from './errors';
+import { EventHub, type McpEvent } from './events';
 import { createMcpKeys, type McpKeys } from './keys';
 import { canonical, diffLists, fingerprintList, type ListFingerprint } from './listDiff';
 import { ListenChannel } from './listenChannel';
@@ -113,6 +114,7 @@ export class McpCacheSync {
   readonly #coordinator: RefetchCoordinator;
   readonly #diagnostics: Diagnostics;
   readonly #state: Store<McpState>;
+  readonly #events = new EventHub();
   #channel: ChangeChannel | undefined;
   #legacyStream: LegacyStreamState = 'unknown';
   #coverage: Coverage = noCoverage;
@@ -243,6 +245,9 @@ export class McpCacheSync {
   getState = (): McpState => this.#state.get();
   subscribeState = (listener: () => void): (() => void) => this.#state.subscribe(listener);
   getDiagnostics = (): McpDiagnostics => this.#diagnostics.getSnapshot();
+  /** Every notification, read, stream and status change as it happens (for logs and devtools). */
+  subscribeEvents = (listener: (event: McpEvent) => void): (() => void) =>
+    this.#events.subscribe(listener);
   subscribeDiagnostics = (listener: () => void): (() => void) =>
     this.#diagnostics.subscribe(listener);
 
@@ -294,6 +299,7 @@ export class McpCacheSync {
     const previous = this.#diagnostics.previousReadMarkers(uri);
     this.#coordinator.readStarted(key, this.#coverage.uris.has(uri));
     this.#diagnostics.readStarted(uri);
+    this.#events.emit(() => ({ type: 'read', phase: 'start', uri, at: Date.now() }));
     try {
       const result = await client.readResource(
         { uri },
@@ -312,9 +318,20 @@ export class McpCacheSync {
       const changed =
         before !== undefined && canonical(before.contents) !== canonical(result.contents);
       this.#diagnostics.readSucceeded(uri, changed, previous);
+      this.#events.emit(() => ({ type: 'read', phase: 'success', uri, at: Date.now() }));
       return result;
     } catch (error) {
-      if (!signal.aborted) this.#diagnostics.readFailed(uri, errorMessage(error));
+      if (!signal.aborted) {
+        const message = errorMessage(error);
+        this.#diagnostics.readFailed(uri, message);
+        this.#events.emit(() => ({
+          type: 'read',
+          phase: 'error',
+          uri,
+          error: message,
+          at: Date.now(),
+        }));
+      }
       throw error;
     }
   }
@@ -323,14 +340,23 @@ export class McpCacheSync {
     const client = await this.#connection.whenReady(signal);
     await this.#waitForCoverage(null, signal);
     this.#coordinator.readStarted(key, this.#coverage.list);
-    const result = await client.listResources(undefined, {
-      cacheMode: 'bypass',
-      signal,
-      timeout: this.#requestTimeoutMs,
-    });
-    this.#assertLive();
-    this.#listTtlMs = ttlOf(result);
-    return result.resources;
+    this.#events.emit(() => ({ type: 'list', phase: 'start', at: Date.now() }));
+    try {
+      const result = await client.listResources(undefined, {
+        cacheMode: 'bypass',
+        signal,
+        timeout: this.#requestTimeoutMs,
+      });
+      this.#assertLive();
+      this.#listTtlMs = ttlOf(result);
+      const count = result.resources.length;
+      this.#events.emit(() => ({ type: 'list', phase: 'success', count, at: Date.now() }));
+      return result.resources;
+    } catch (error) {
+      const message = errorMessage(error);
+      this.#events.emit(() => ({ type: 'list', phase: 'error', error: message, at: Date.now() }));
+      throw error;
+    }
   }
 
   /** Nothing read through a disposed sync object may write into the cache. */
@@ -461,6 +487,15 @@ export class McpCacheSync {
       },
       status: (next) => {
         if (!current()) return;
+        if (next.state !== this.#stream.state || next.kind !== this.#stream.kind) {
+          this.#events.emit(() => ({
+            type: 'stream',
+            kind: next.kind,
+            state: next.state,
+            reason: next.state === 'reopening' ? next.lastCloseReason : undefined,
+            at: Date.now(),
+          }));
+        }
         this.#stream = next;
         this.#stateChanged();
         this.#bump();
@@ -477,7 +512,9 @@ export class McpCacheSync {
         if (!current()) return;
         // Exact string equality only (rule 2): a server that notifies a
         // different spelling is a bug the diagnostics must show, not hide.
-        if (this.#registry.has(uri) || this.#coverage.uris.has(uri)) {
+        const matched = this.#registry.has(uri) || this.#coverage.uris.has(uri);
+        this.#events.emit(() => ({ type: 'updated', uri, matched, at: Date.now() }));
+        if (matched) {
           this.#diagnostics.notified(uri);
           this.#coordinator.signal(this.keys.resource(uri));
         } else {
@@ -487,10 +524,18 @@ export class McpCacheSync {
       listChanged: () => {
         if (!current()) return;
         this.#diagnostics.listChanged();
+        this.#events.emit(() => ({ type: 'list_changed', at: Date.now() }));
         this.#refreshList();
       },
       malformed: (method, reason) => {
-        if (current()) this.#diagnostics.malformed(method, reason);
+        if (!current()) return;
+        this.#diagnostics.malformed(method, reason);
+        this.#events.emit(() => ({
+          type: 'malformed',
+          method: method.slice(0, 200),
+          reason,
+          at: Date.now(),
+        }));
       },
     };
   }
@@ -549,6 +594,13 @@ export class McpCacheSync {
     const listLost = previous.list && !next.list;
     if (gained.length === 0 && lost.length === 0 && !listGained && !listLost) return;
     this.#coverage = next;
+    this.#events.emit(() => ({
+      type: 'coverage',
+      acknowledged: gained,
+      lost,
+      list: next.list,
+      at: Date.now(),
+    }));
     const listKey = this.keys.resources();
     this.#coordinator.uncovered([
       ...lost.map((uri) => this.keys.resource(uri)),
@@ -599,7 +651,12 @@ export class McpCacheSync {
   // ── state for useMcp ─────────────────────────────────────────────────────
 
   #stateChanged(): void {
-    this.#state.set(this.#computeState(this.#state?.get()));
+    const previous = this.#state.get();
+    this.#state.set(this.#computeState(previous));
+    const { status } = this.#state.get();
+    if (status !== previous.status) {
+      this.#events.emit(() => ({ type: 'status', status, at: Date.now() }));
+    }
     this.#diagnostics.changed();
     this.#bump();
   }

@@ -1,0 +1,298 @@
+import { QueryClient } from '@tanstack/query-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
+import type { TestServer } from '../servers';
+import { ERA_CASES, start, text } from '../support/eras';
+import { observeList, observeResource } from '../support/observe';
+import { eventually, settled, sleep } from '../support/wait';
+
+const URI = 'config://app';
+
+describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }) => {
+  let server: TestServer;
+  let queryClient: QueryClient;
+  let sync: McpCacheSync | undefined;
+  const unmounts: Array<() => void> = [];
+
+  beforeEach(async () => {
+    server = await start(kind);
+    server.store.upsert(text(URI, 'v1'));
+    server.store.upsert(text('note://1', 'first note'));
+    queryClient = new QueryClient();
+  });
+
+  afterEach(async () => {
+    for (const unmount of unmounts.splice(0)) unmount();
+    await sync?.dispose();
+    sync = undefined;
+    queryClient.clear();
+    await server.close();
+  });
+
+  function connect(options: Partial<McpCacheSyncOptions> = {}): McpCacheSync {
+    sync = new McpCacheSync({
+      queryClient,
+      url: server.url,
+      lingerMs: 30,
+      reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
+      ...options,
+    });
+    sync.mount();
+    return sync;
+  }
+
+  function mount(uri: string) {
+    if (!sync) throw new Error('connect first');
+    const view = observeResource(sync, uri);
+    unmounts.push(view.unmount);
+    return view;
+  }
+
+  const acknowledged = (uri: string) =>
+    eventually(() =>
+      expect(sync?.getDiagnostics().resources.find((r) => r.uri === uri)?.acknowledged).toBe(true),
+    );
+
+  it('negotiates the era and loads a resource with one read, after the acknowledgement', async () => {
+    connect();
+    const view = mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    expect(sync?.getState()).toMatchObject({ status: 'ready', era });
+    expect(server.subscribedUris()).toEqual([URI]);
+    await acknowledged(URI);
+    await settled(() => server.store.reads());
+    expect(server.store.reads(URI)).toBe(1);
+  });
+
+  it('an update causes exactly one re-read and reaches every observer', async () => {
+    connect();
+    const a = mount(URI);
+    const b = mount(URI);
+    await eventually(() => expect([a.text(), b.text()]).toEqual(['v1', 'v1']));
+    await acknowledged(URI);
+    await settled(() => server.store.reads());
+    const before = server.store.reads(URI);
+
+    server.setText(URI, 'v2');
+    await eventually(() => expect([a.text(), b.text()]).toEqual(['v2', 'v2']));
+    await settled(() => server.store.reads());
+    expect(server.store.reads(URI) - before).toBe(1);
+    expect(server.subscribedUris()).toEqual([URI]);
+  });
+
+  it('a burst of 100 updates costs at most two reads and ends on the latest content', async () => {
+    connect();
+    const view = mount(URI);
+    await acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    await settled(() => server.store.reads());
+    const before = server.store.reads(URI);
+
+    for (let i = 1; i <= 100; i++) server.setText(URI, `burst ${i}`);
+    await eventually(() => expect(view.text()).toBe('burst 100'));
+    await settled(() => server.store.reads());
+    expect(server.store.reads(URI) - before).toBeLessThanOrEqual(2);
+    expect(view.text()).toBe('burst 100');
+  });
+
+  it('an update during the very first read is not lost', async () => {
+    let hold: (() => void) | undefined;
+    server.store.onRead(
+      () =>
+        new Promise<void>((resolve) => {
+          if (hold) return resolve();
+          hold = resolve;
+        }),
+    );
+    connect();
+    const view = mount(URI);
+    await eventually(() => expect(hold).toBeDefined()); // first read is on the server, answering v1
+    server.setText(URI, 'v2');
+    await sleep(20); // the notification lands while that read is still open
+    hold?.();
+    await eventually(() => expect(view.text()).toBe('v2'));
+    await settled(() => server.store.reads());
+    expect(server.store.reads(URI)).toBe(2);
+  });
+
+  it('list_changed refetches the list once and re-reads only resources whose entry changed', async () => {
+    server.store.upsert(text('note://2', 'second note'));
+    connect();
+    const list = observeList(sync as McpCacheSync);
+    unmounts.push(list.unmount);
+    const config = mount(URI);
+    const note1 = mount('note://1');
+    const note2 = mount('note://2');
+    await eventually(() => expect(list.uris()).toEqual([URI, 'note://1', 'note://2']));
+    await eventually(() => expect([config.text(), note1.text(), note2.text()]).toBeDefined());
+    await Promise.all([acknowledged(URI), acknowledged('note://1'), acknowledged('note://2')]);
+    await eventually(() => expect(sync?.getDiagnostics().listAcknowledged).toBe(true));
+    await settled(() => server.counters());
+    const before = {
+      ...server.counters(),
+      config: server.store.reads(URI),
+      n1: server.store.reads('note://1'),
+    };
+
+    // note://1's entry changes, note://2 disappears, a new note appears; config is untouched.
+    server.store.upsert({ ...text('note://1', 'first note, edited'), title: 'Edited' });
+    server.store.remove('note://2');
+    server.store.upsert(text('note://3', 'third note'));
+    server.resourcesChanged();
+    server.resourcesChanged(); // a burst still costs one or two list reads
+
+    await eventually(() => expect(list.uris()).toEqual([URI, 'note://1', 'note://3']));
+    await eventually(() => expect(note1.text()).toBe('first note, edited'));
+    await eventually(() => expect(note2.result().error).toBeTruthy());
+    await settled(() => server.counters());
+    const after = server.counters();
+    expect(after.listRequests - before.listRequests).toBeGreaterThanOrEqual(1);
+    expect(after.listRequests - before.listRequests).toBeLessThanOrEqual(2);
+    expect(server.store.reads(URI)).toBe(before.config);
+    expect(server.store.reads('note://1') - before.n1).toBe(1);
+    expect(server.store.reads('note://3')).toBe(0);
+    expect(note2.text()).toBe('second note'); // the failed re-read keeps the old content
+  });
+
+  it('server-side subscriptions follow the reference count through mount/unmount churn', async () => {
+    connect({ lingerMs: 30 });
+    const a1 = mount('a://1');
+    const a2 = mount('a://1');
+    const b = mount('b://2');
+    await eventually(() => expect(server.subscribedUris()).toEqual(['a://1', 'b://2']));
+    a1.unmount();
+    await sleep(100);
+    expect(server.subscribedUris()).toEqual(['a://1', 'b://2']); // a2 still holds a://1
+    a2.unmount();
+    b.unmount();
+    const c = mount('c://3');
+    await eventually(() => expect(server.subscribedUris()).toEqual(['c://3']));
+    // unmount and remount within the linger: no churn on the server
+    const countersBefore = server.counters();
+    c.unmount();
+    mount('c://3');
+    await sleep(100);
+    expect(server.subscribedUris()).toEqual(['c://3']);
+    const countersAfter = server.counters();
+    expect(countersAfter.listenRequests).toBe(countersBefore.listenRequests);
+    expect(countersAfter.subscribeRequests).toBe(countersBefore.subscribeRequests);
+    expect(countersAfter.unsubscribeRequests).toBe(countersBefore.unsubscribeRequests);
+  });
+
+  it('an update for a URI nobody subscribed causes no read and is listed', async () => {
+    server.store.upsert(text('other://x', 'x'));
+    connect();
+    const view = mount(URI);
+    await acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    await settled(() => server.store.reads());
+    const reads = server.store.reads();
+    // Notify a spelling the client did not subscribe. A legacy server filters per session, so the
+    // client only sees it on the modern stream; the diagnostics then show the near-miss.
+    server.resourceUpdated('CONFIG://app');
+    server.resourceUpdated('other://x');
+    await sleep(150);
+    expect(server.store.reads()).toBe(reads);
+    if (era === 'modern') {
+      // The modern server only delivers what the filter names, so nothing arrives either.
+      expect(sync?.getDiagnostics().counters.unmatched).toBe(0);
+    }
+  });
+
+  it('a failed read keeps the previous content and exposes the error', async () => {
+    connect();
+    const view = mount(URI);
+    await acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    server.store.failReads(URI, { code: -32603, message: 'disk on fire' });
+    server.setText(URI, 'v2');
+    await eventually(() => expect(view.result().error?.message).toContain('disk on fire'), {
+      timeout: 15_000,
+    });
+    expect(view.text()).toBe('v1');
+    expect(sync?.getDiagnostics().resources.find((r) => r.uri === URI)?.lastError).toContain(
+      'disk on fire',
+    );
+    server.store.failReads(URI, null);
+    server.setText(URI, 'v3');
+    await eventually(() => expect(view.text()).toBe('v3'));
+    expect(view.result().error).toBeNull();
+  });
+
+  it('a missing resource is an error without retries', async () => {
+    connect();
+    const view = mount('missing://nothing');
+    await eventually(() => expect(view.result().status).toBe('error'));
+    await sleep(200);
+    expect(server.store.reads('missing://nothing')).toBe(1);
+  });
+
+  it('a dropped stream is re-established and everything subscribed is re-read once', async () => {
+    connect();
+    const view = mount(URI);
+    await acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    await settled(() => server.store.reads());
+    const before = server.store.reads(URI);
+
+    server.dropStreams();
+    server.setText(URI, 'changed during the gap'); // published to nobody
+    await eventually(() => expect(view.text()).toBe('changed during the gap'));
+    await acknowledged(URI);
+    await settled(() => server.store.reads());
+    expect(server.store.reads(URI) - before).toBe(1);
+    expect(sync?.getDiagnostics().stream.reopenCount).toBeGreaterThanOrEqual(1);
+    server.setText(URI, 'after recovery');
+    await eventually(() => expect(view.text()).toBe('after recovery'));
+  });
+
+  it('a server restart is survived: status shows it, changes made while down are shown', async () => {
+    connect();
+    const view = mount(URI);
+    await acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    const statuses = new Set<string>();
+    const stop = sync?.subscribeState(() => statuses.add(sync?.getState().status ?? ''));
+    await server.restart();
+    server.setText(URI, 'changed across the restart');
+    await eventually(() => expect(view.text()).toBe('changed across the restart'));
+    await eventually(() => expect(server.subscribedUris()).toEqual([URI]));
+    await acknowledged(URI);
+    server.setText(URI, 'live again');
+    await eventually(() => expect(view.text()).toBe('live again'));
+    stop?.();
+    expect(statuses.has('reconnecting')).toBe(true);
+    expect(sync?.getState().status).toBe('ready');
+  });
+});
+
+describe.each(ERA_CASES)('a $kind server without the subscribe capability', ({ kind }) => {
+  it('gets no subscribe request, and the diagnostics say why', async () => {
+    const server = await start(kind, { capabilities: { subscribe: false, listChanged: true } });
+    server.store.upsert(text(URI, 'v1', { ttlMs: 0 }));
+    const queryClient = new QueryClient();
+    const sync = new McpCacheSync({ queryClient, url: server.url, lingerMs: 10 });
+    sync.mount();
+    const view = observeResource(sync, URI);
+    try {
+      await eventually(() => expect(view.text()).toBe('v1'));
+      await sleep(100);
+      expect(server.counters().subscribeRequests).toBe(0);
+      expect(server.subscribedUris()).toEqual([]);
+      const diagnostics = sync.getDiagnostics();
+      const resource = diagnostics.resources.find((r) => r.uri === URI);
+      expect(resource?.acknowledged).toBe(false);
+      expect(resource?.declined).toContain('resources.subscribe');
+      const check = diagnostics.checks.find((c) => c.id === 'capabilities');
+      expect(check?.ok).toBe(false);
+      expect(check?.detail).toContain('resources.subscribe');
+      // Not pushed, so freshness follows the TTL: stale at once.
+      expect(view.result().isStale).toBe(true);
+    } finally {
+      view.unmount();
+      await sync.dispose();
+      queryClient.clear();
+      await server.close();
+    }
+  });
+});

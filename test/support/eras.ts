@@ -1,0 +1,25 @@
+import { type ServerKind, type StartServerOptions, startServer, type TestServer } from '../servers';
+
+export interface EraCase {
+  kind: ServerKind;
+  era: 'modern' | 'legacy';
+}
+
+/** Every behaviour is tested against each real server: 2026-07-28, and 2025 on SDK v2 and v1. */
+export const ERA_CASES: EraCase[] = [
+  { kind: 'modern', era: 'modern' },
+  { kind: 'legacy-v2', era: 'legacy' },
+  { kind: 'legacy-v1', era: 'legacy' },
+];
+
+export function start(kind: ServerKind, options?: StartServerOptions): Promise<TestServer> {
+  return startServer(kind, options);
+}
+
+export const text = (uri: string, value: string, extra: object = {}) => ({
+  uri,
+  name: uri.replace(/\W+/g, '-'),
+  mimeType: 'text/plain',
+  text: value,
+  ...extra,
+});

@@ -1,0 +1,38 @@
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
+import { QueryObserver } from '@tanstack/query-core';
+import type { McpCacheSync } from '../../src/core/mcpCacheSync';
+
+/**
+ * What `useResource` does, without React: a query observer plus a hold on
+ * the URI's subscription.
+ */
+export function observeResource(sync: McpCacheSync, uri: string) {
+  const release = sync.acquire(uri);
+  const observer = new QueryObserver<ReadResourceResult>(
+    sync.queryClient,
+    sync.resourceQueryOptions(uri),
+  );
+  const stop = observer.subscribe(() => {});
+  return {
+    observer,
+    result: () => observer.getCurrentResult(),
+    text: () => {
+      const content = observer.getCurrentResult().data?.contents[0];
+      return content && 'text' in content ? content.text : undefined;
+    },
+    unmount() {
+      stop();
+      release();
+    },
+  };
+}
+
+export function observeList(sync: McpCacheSync) {
+  const observer = new QueryObserver(sync.queryClient, sync.resourceListQueryOptions());
+  const stop = observer.subscribe(() => {});
+  return {
+    observer,
+    uris: () => observer.getCurrentResult().data?.map((resource) => resource.uri),
+    unmount: stop,
+  };
+}

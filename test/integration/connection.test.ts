@@ -33,36 +33,36 @@ describe('connection sources and protocol choice', () => {
     return instance;
   }
 
-  it.each(ERA_CASES)('a connected client passed in is used as is and never closed ($kind)', async ({
-    kind,
-    era,
-  }) => {
-    const server = await serve(kind);
-    const client = new Client(
-      { name: 'host', version: '1' },
-      { versionNegotiation: { mode: 'auto' } },
-    );
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    cleanups.push(() => client.close());
-    let hostSawClose = false;
-    client.onclose = () => {
-      hostSawClose = true;
-    };
+  it.each(ERA_CASES)(
+    'a connected client passed in is used as is and never closed ($kind)',
+    async ({ kind, era }) => {
+      const server = await serve(kind);
+      const client = new Client(
+        { name: 'host', version: '1' },
+        { versionNegotiation: { mode: 'auto' } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      cleanups.push(() => client.close());
+      let hostSawClose = false;
+      client.onclose = () => {
+        hostSawClose = true;
+      };
 
-    const instance = sync({ client });
-    const view = observeResource(instance, URI);
-    await eventually(() => expect(view.text()).toBe('v1'));
-    expect(instance.getState()).toMatchObject({ status: 'ready', era, client });
-    server.setText(URI, 'v2');
-    await eventually(() => expect(view.text()).toBe('v2'));
-    // The host keeps calling the server on the same connection.
-    await expect(client.listResources()).resolves.toMatchObject({ resources: [{ uri: URI }] });
-    view.unmount();
-    await instance.dispose();
-    await sleep(50);
-    expect(hostSawClose).toBe(false);
-    await expect(client.readResource({ uri: URI })).resolves.toBeTruthy();
-  });
+      const instance = sync({ client });
+      const view = observeResource(instance, URI);
+      await eventually(() => expect(view.text()).toBe('v1'));
+      expect(instance.getState()).toMatchObject({ status: 'ready', era, client });
+      server.setText(URI, 'v2');
+      await eventually(() => expect(view.text()).toBe('v2'));
+      // The host keeps calling the server on the same connection.
+      await expect(client.listResources()).resolves.toMatchObject({ resources: [{ uri: URI }] });
+      view.unmount();
+      await instance.dispose();
+      await sleep(50);
+      expect(hostSawClose).toBe(false);
+      await expect(client.readResource({ uri: URI })).resolves.toBeTruthy();
+    },
+  );
 
   it('a client that is not connected is a clear error state', async () => {
     const client = new Client({ name: 'host', version: '1' });
@@ -71,25 +71,28 @@ describe('connection sources and protocol choice', () => {
     expect(instance.getState().error?.message).toContain('not connected');
   });
 
-  it.each(ERA_CASES)('a transport factory is called once per connection ($kind)', async ({ kind }) => {
-    const server = await serve(kind);
-    let made = 0;
-    const instance = sync({
-      transport: () => {
-        made += 1;
-        return new StreamableHTTPClientTransport(new URL(server.url));
-      },
-    });
-    const view = observeResource(instance, URI);
-    cleanups.push(view.unmount);
-    await eventually(() => expect(view.text()).toBe('v1'));
-    expect(made).toBe(1);
-    instance.reconnect();
-    await eventually(() => expect(instance.getState().status).toBe('ready'));
-    expect(made).toBe(2);
-    server.setText(URI, 'after reconnect');
-    await eventually(() => expect(view.text()).toBe('after reconnect'));
-  });
+  it.each(ERA_CASES)(
+    'a transport factory is called once per connection ($kind)',
+    async ({ kind }) => {
+      const server = await serve(kind);
+      let made = 0;
+      const instance = sync({
+        transport: () => {
+          made += 1;
+          return new StreamableHTTPClientTransport(new URL(server.url));
+        },
+      });
+      const view = observeResource(instance, URI);
+      cleanups.push(view.unmount);
+      await eventually(() => expect(view.text()).toBe('v1'));
+      expect(made).toBe(1);
+      instance.reconnect();
+      await eventually(() => expect(instance.getState().status).toBe('ready'));
+      expect(made).toBe(2);
+      server.setText(URI, 'after reconnect');
+      await eventually(() => expect(view.text()).toBe('after reconnect'));
+    },
+  );
 
   it("protocol 'legacy' speaks 2025 even to a modern server", async () => {
     const server = await serve('modern');
@@ -140,9 +143,7 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
   it('a subscribed, acknowledged resource is fresh until notified', async () => {
     await setUp([text(URI, 'v1')]); // no TTL: without the subscription it would be stale at once
     const view = observeResource(instance, URI);
-    await eventually(() =>
-      expect(instance.getDiagnostics().resources[0]?.acknowledged).toBe(true),
-    );
+    await eventually(() => expect(instance.getDiagnostics().resources[0]?.acknowledged).toBe(true));
     await eventually(() => expect(view.text()).toBe('v1'));
     expect(view.result().isStale).toBe(false);
     view.unmount();
@@ -158,7 +159,9 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     server.store.setText(URI, 'changed silently');
     await observer.refetch();
     expect(server.store.reads(URI)).toBe(2);
-    expect(observer.getCurrentResult().data?.contents[0]).toMatchObject({ text: 'changed silently' });
+    expect(observer.getCurrentResult().data?.contents[0]).toMatchObject({
+      text: 'changed silently',
+    });
     stop();
     release();
   });
@@ -167,9 +170,7 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     await setUp([text(URI, 'v1')]);
     const view = observeResource(instance, URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await eventually(() =>
-      expect(instance.getDiagnostics().resources[0]?.acknowledged).toBe(true),
-    );
+    await eventually(() => expect(instance.getDiagnostics().resources[0]?.acknowledged).toBe(true));
     // Stop observing but keep the subscription held (a lingering or background hold).
     const hold = instance.acquire(URI);
     view.unmount();
@@ -177,9 +178,9 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     const reads = server.store.reads(URI);
     server.setText(URI, 'v2');
     await eventually(() =>
-      expect(queryClient.getQueryCache().find({ queryKey: ['resource', URI] })?.state.isInvalidated).toBe(
-        true,
-      ),
+      expect(
+        queryClient.getQueryCache().find({ queryKey: ['resource', URI] })?.state.isInvalidated,
+      ).toBe(true),
     );
     await sleep(50);
     expect(server.store.reads(URI)).toBe(reads);

@@ -18,7 +18,7 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     server = await start(kind);
     server.store.upsert(text(URI, 'v1'));
     server.store.upsert(text('note://1', 'first note'));
-    queryClient = new QueryClient();
+    queryClient = new QueryClient({ defaultOptions: { queries: { retryDelay: 10 } } });
   });
 
   afterEach(async () => {

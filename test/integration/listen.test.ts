@@ -1,0 +1,137 @@
+import { QueryClient } from '@tanstack/query-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { McpCacheSync } from '../../src/core/mcpCacheSync';
+import type { TestServer } from '../servers';
+import { start, text } from '../support/eras';
+import { observeResource } from '../support/observe';
+import { eventually, settled } from '../support/wait';
+
+/**
+ * A fetch that records the life of every `subscriptions/listen` exchange as
+ * the wire sees it: request sent, acknowledgement received, stream ended.
+ */
+function recordingFetch(log: string[]): typeof fetch {
+  let listens = 0;
+  return async (input, init) => {
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const isListen = body.includes('"subscriptions/listen"');
+    const id = isListen ? ++listens : 0;
+    if (isListen) {
+      const filter = JSON.parse(body).params?.notifications ?? {};
+      log.push(`listen ${id} [${(filter.resourceSubscriptions ?? []).join(' ')}]`);
+    }
+    const response = await fetch(input, init);
+    if (!isListen || !response.body) return response;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let acked = false;
+    let ended = false;
+    const end = () => {
+      if (!ended) log.push(`end ${id}`);
+      ended = true;
+    };
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            end();
+            controller.close();
+            return;
+          }
+          if (!acked && decoder.decode(value).includes('subscriptions/acknowledged')) {
+            acked = true;
+            log.push(`ack ${id}`);
+          }
+          controller.enqueue(value);
+        } catch (error) {
+          end();
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        end();
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(stream, { status: response.status, headers: response.headers });
+  };
+}
+
+describe('the 2026-07-28 listen stream', () => {
+  let server: TestServer;
+  let queryClient: QueryClient;
+  let sync: McpCacheSync;
+  const log: string[] = [];
+  const unmounts: Array<() => void> = [];
+
+  beforeEach(async () => {
+    server = await start('modern');
+    for (const uri of ['a://1', 'b://2', 'c://3']) server.store.upsert(text(uri, uri));
+    queryClient = new QueryClient();
+    log.length = 0;
+    sync = new McpCacheSync({
+      queryClient,
+      url: server.url,
+      lingerMs: 20,
+      fetch: recordingFetch(log),
+    });
+    sync.mount();
+  });
+
+  afterEach(async () => {
+    for (const unmount of unmounts.splice(0)) unmount();
+    await sync.dispose();
+    queryClient.clear();
+    await server.close();
+  });
+
+  const mount = (uri: string) => {
+    const view = observeResource(sync, uri);
+    unmounts.push(view.unmount);
+    return view;
+  };
+
+  it('changes the filter make-before-break: the new stream is acknowledged before the old one ends', async () => {
+    mount('a://1');
+    await eventually(() => expect(log).toContain('ack 1'));
+    mount('b://2');
+    await eventually(() => expect(log).toContain('end 1'));
+    expect(log.slice(0, 5)).toEqual([
+      'listen 1 [a://1]',
+      'ack 1',
+      'listen 2 [a://1 b://2]',
+      'ack 2',
+      'end 1',
+    ]);
+    // The server notices the old stream's end a moment after the client aborts it.
+    await eventually(() => expect(server.openStreams()).toBe(1));
+    expect(server.subscribedUris()).toEqual(['a://1', 'b://2']);
+  });
+
+  it('batches the changes of one tick into one new stream, with the URIs sorted', async () => {
+    mount('c://3');
+    mount('a://1');
+    mount('b://2');
+    await eventually(() => expect(log).toContain('ack 1'));
+    await settled(() => log.length);
+    expect(log).toEqual(['listen 1 [a://1 b://2 c://3]', 'ack 1']);
+  });
+
+  it('a URI already covered by the old stream is not re-read when the filter changes', async () => {
+    const a = mount('a://1');
+    await eventually(() => expect(a.text()).toBe('a://1'));
+    await eventually(() => expect(log).toContain('ack 1'));
+    mount('b://2');
+    await eventually(() => expect(log).toContain('end 1'));
+    await settled(() => server.store.reads());
+    expect(server.store.reads('a://1')).toBe(1);
+    expect(server.store.reads('b://2')).toBe(1);
+  });
+
+  it('the stream carries list_changed only: no URIs, still one stream', async () => {
+    await eventually(() => expect(log).toContain('ack 1'));
+    expect(log[0]).toBe('listen 1 []');
+    expect(sync.getDiagnostics().listAcknowledged).toBe(true);
+  });
+});

@@ -8,6 +8,7 @@ import {
 import { type BackoffOptions, backoffDelay } from './backoff';
 import { McpQueryError } from './errors';
 import { observedFetch } from './observedFetch';
+import { RetryTimer } from './retryTimer';
 import { Store } from './store';
 import type { LegacyStreamState } from './subscribeChannel';
 
@@ -77,7 +78,7 @@ export class Connection {
   readonly #hooks: ConnectionHooks;
   #owned: Client | undefined;
   #restoreOnclose: (() => void) | undefined;
-  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #retry = new RetryTimer();
   #waiters = new Set<() => void>();
   #started = false;
 
@@ -113,8 +114,7 @@ export class Connection {
   reconnect(): void {
     const { phase } = this.state.get();
     if (phase === 'closed') return;
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
+    this.#retry.cancel();
     this.#endGeneration();
     this.state.update({ phase: 'reconnecting', attempt: 0, nextRetryAt: undefined });
     void this.#connect();
@@ -159,7 +159,7 @@ export class Connection {
 
   async dispose(): Promise<void> {
     if (this.state.get().phase === 'closed') return;
-    clearTimeout(this.#retryTimer);
+    this.#retry.cancel();
     this.#endGeneration();
     this.#set({ phase: 'closed', client: undefined, nextRetryAt: undefined });
   }
@@ -297,16 +297,16 @@ export class Connection {
   #scheduleRetry(error: Error): void {
     const { attempt } = this.state.get();
     const delay = backoffDelay(attempt, this.#options.backoff, this.#options.random);
+    const offline = this.#retry.schedule(delay, () => {
+      this.state.update({ nextRetryAt: undefined });
+      void this.#connect();
+    });
     this.#set({
       phase: 'reconnecting',
       error,
       attempt: attempt + 1,
-      nextRetryAt: Date.now() + delay,
+      // Offline: no time is set; the attempt runs when the network returns.
+      nextRetryAt: offline ? undefined : Date.now() + delay,
     });
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      this.state.update({ nextRetryAt: undefined });
-      void this.#connect();
-    }, delay);
   }
 }

@@ -10,6 +10,7 @@ import {
   type StreamStatus,
 } from './channel';
 import { errorMessage } from './errors';
+import { RetryTimer } from './retryTimer';
 
 export interface ListenChannelOptions {
   backoff: BackoffOptions;
@@ -56,7 +57,7 @@ export class ListenChannel implements ChangeChannel {
   #desire: ChannelDesire = { uris: [], listChanged: false };
   #current: Stream | undefined;
   #opening: Filter | undefined;
-  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #retry = new RetryTimer();
   #attempt = 0;
   #status: StreamStatus;
   #disposed = false;
@@ -95,7 +96,7 @@ export class ListenChannel implements ChangeChannel {
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    clearTimeout(this.#retryTimer);
+    this.#retry.cancel();
     const current = this.#current;
     this.#current = undefined;
     this.#setStatus({ state: 'closed', nextRetryAt: undefined });
@@ -115,7 +116,7 @@ export class ListenChannel implements ChangeChannel {
   }
 
   #pump(): void {
-    if (this.#disposed || this.#opening || this.#retryTimer !== undefined) return;
+    if (this.#disposed || this.#opening || this.#retry.pending) return;
     if (this.#status.state === 'unsupported') {
       this.#events.declined(this.#uncoverable());
       return;
@@ -215,7 +216,8 @@ export class ListenChannel implements ChangeChannel {
   #scheduleRetry(): void {
     const delay = backoffDelay(this.#attempt, this.#options.backoff, this.#options.random);
     this.#attempt += 1;
-    const nextRetryAt = this.#now() + delay;
+    const offline = this.#retry.schedule(delay, () => this.#pump());
+    const nextRetryAt = offline ? undefined : this.#now() + delay;
     if (!this.#current) {
       this.#setStatus({
         state: 'reopening',
@@ -226,10 +228,6 @@ export class ListenChannel implements ChangeChannel {
     } else {
       this.#setStatus({ attempt: this.#attempt, nextRetryAt });
     }
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      this.#pump();
-    }, delay);
   }
 
   #retire(stream: Stream | undefined): void {

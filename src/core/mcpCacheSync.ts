@@ -94,8 +94,8 @@ const defaults = {
 
 const MAX_RETRIES = 3;
 
-/** The `authContext` last used per QueryClient and scope, to purge private data on change. */
-const lastAuthContext = new WeakMap<QueryClient, Map<string, string | undefined>>();
+/** The `authContext` current per QueryClient and scope: private data of any other is purged. */
+const currentAuthContext = new WeakMap<QueryClient, Map<string, string | undefined>>();
 
 /**
  * Keeps one MCP server's resources live in a TanStack QueryClient. The React
@@ -232,7 +232,7 @@ export class McpCacheSync {
   #start(): void {
     if (this.#started) return;
     this.#started = true;
-    this.#purgePrivateDataOfOtherContexts();
+    this.adoptAuthContext();
     this.#coordinator.start();
     this.#unsubscribeCache = this.queryClient
       .getQueryCache()
@@ -359,10 +359,21 @@ export class McpCacheSync {
     }
   }
 
-  /** Nothing read through a disposed sync object may write into the cache. */
+  /**
+   * Nothing read through a disposed sync object, or under an authorisation
+   * context that is no longer current, may write into the cache.
+   */
   #assertLive(): void {
     if (this.#disposed) {
       throw new McpQueryError('DISPOSED', 'the McpProvider that started this read is gone');
+    }
+    const contexts = currentAuthContext.get(this.queryClient);
+    const scopeKey = this.keys.scope ?? '';
+    if (contexts?.has(scopeKey) && contexts.get(scopeKey) !== this.#options.authContext) {
+      throw new McpQueryError(
+        'STALE_AUTH_CONTEXT',
+        'this read was made under an authorisation context that is no longer current',
+      );
     }
   }
 
@@ -623,15 +634,18 @@ export class McpCacheSync {
   // ── private data ─────────────────────────────────────────────────────────
 
   /**
-   * `cacheScope: 'private'` data (and data without a scope, which the SDK
-   * also treats as private) read under another authorisation context must
-   * never be shown under this one.
+   * Make this object's `authContext` the current one for its QueryClient and
+   * scope. `cacheScope: 'private'` data (and data without a scope, which the
+   * SDK also treats as private) read under another context is removed, and
+   * reads still in flight under it will not write. The provider calls this
+   * while rendering, before its children render, so they never show it.
+   * Idempotent.
    */
-  #purgePrivateDataOfOtherContexts(): void {
-    let byScope = lastAuthContext.get(this.queryClient);
+  adoptAuthContext(): void {
+    let byScope = currentAuthContext.get(this.queryClient);
     if (!byScope) {
       byScope = new Map();
-      lastAuthContext.set(this.queryClient, byScope);
+      currentAuthContext.set(this.queryClient, byScope);
     }
     const scopeKey = this.keys.scope ?? '';
     const context = this.#options.authContext;

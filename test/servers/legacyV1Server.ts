@@ -1,0 +1,116 @@
+/**
+ * 2025-era server on the v1 SDK (`@modelcontextprotocol/sdk@1.32.2`), which is what most
+ * deployed servers run: McpServer + a session-per-client `StreamableHTTPServerTransport`.
+ * Session routing and subscription filtering live in `legacyCore`.
+ *
+ * Not-found, measured on 1.32.2: McpServer's own resources/read handler throws
+ * `new McpError(ErrorCode.InvalidParams, 'Resource <uri> not found')`, i.e. code -32602 (NOT
+ * -32002: v1's ErrorCode has no ResourceNotFound member), message
+ * 'MCP error -32602: Resource <uri> not found' on the wire, and no `data`. So the v2 client
+ * turns it into a plain ProtocolError, not a ResourceNotFoundError (that needs `data.uri`).
+ * This server answers exactly that.
+ */
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { startHostedServer } from './httpHost';
+import { createLegacyCoreEndpoint, type LegacySessionFactory } from './legacyCore';
+import { HandlerFailure, type ResolvedCapabilities } from './protocol';
+import { ResourceStore } from './resourceStore';
+import type { EndpointOptions, McpEndpoint, StartServerOptions, TestServer } from './types';
+
+function toV1Error(error: unknown): unknown {
+  if (!(error instanceof HandlerFailure)) return error;
+  const failure = error.failure;
+  switch (failure.kind) {
+    case 'resource-not-found':
+      return new McpError(ErrorCode.InvalidParams, `Resource ${failure.uri} not found`);
+    case 'method-not-found':
+      return new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    case 'invalid-params':
+      return new McpError(ErrorCode.InvalidParams, failure.message);
+    case 'error':
+      return new McpError(failure.code, failure.message);
+  }
+}
+
+async function mapped<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toV1Error(error);
+  }
+}
+
+function v1ResourceCapabilities(caps: ResolvedCapabilities): { subscribe?: boolean } {
+  return caps.subscribe ? { subscribe: true } : {};
+}
+
+const openV1Session: LegacySessionFactory = async (setup) => {
+  const server = new McpServer(
+    { name: setup.name, version: '1.0.0' },
+    { capabilities: { resources: v1ResourceCapabilities(setup.caps) } },
+  );
+  const caps = setup.caps;
+  const low = server.server;
+  // 1.32.2's McpServer merges `resources.listChanged: true` into the capabilities whenever
+  // `resources` is declared, overriding whatever was passed. Re-asserting it afterwards (before
+  // connect) is the only way to advertise "no list_changed" without dropping McpServer.
+  low.registerCapabilities({ resources: { listChanged: caps.listChanged } });
+  // Low-level handlers rather than registerResource: see v2Handlers.ts for why (URI
+  // normalisation, dynamic store, unsolicited list_changed on registration). They replace the
+  // ones McpServer installed in its constructor.
+  low.setRequestHandler(ListResourcesRequestSchema, (request) =>
+    mapped(() => setup.service.list(request.params?.cursor)),
+  );
+  low.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    mapped(() => setup.service.read(request.params.uri, false)),
+  );
+  low.setRequestHandler(SubscribeRequestSchema, (request) =>
+    mapped(() => {
+      setup.subscriptions.subscribe(request.params.uri);
+      return {};
+    }),
+  );
+  low.setRequestHandler(UnsubscribeRequestSchema, (request) =>
+    mapped(() => {
+      setup.subscriptions.unsubscribe(request.params.uri);
+      return {};
+    }),
+  );
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => setup.onInitialized(id),
+  });
+  transport.onclose = () => setup.onClosed();
+  transport.onerror = (error) => setup.onError(error);
+  await server.connect(transport);
+  return {
+    get sessionId() {
+      return transport.sessionId;
+    },
+    handleRequest: (req, res, body) => transport.handleRequest(req, res, body),
+    sendResourceUpdated: (uri) => server.server.sendResourceUpdated({ uri }),
+    sendResourceListChanged: () => server.server.sendResourceListChanged(),
+    close: () => server.close(),
+  };
+};
+
+export function createLegacyV1Endpoint(options: EndpointOptions = {}): McpEndpoint {
+  return createLegacyCoreEndpoint('legacy-v1', options, openV1Session);
+}
+
+export function startLegacyV1Server(options: StartServerOptions = {}): Promise<TestServer> {
+  const store = options.store ?? new ResourceStore();
+  return startHostedServer(() => createLegacyV1Endpoint({ ...options, store }), {
+    port: options.port ?? 0,
+  });
+}

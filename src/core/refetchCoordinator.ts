@@ -51,7 +51,9 @@ export class RefetchCoordinator {
    * stale, so the next observer refetches. Not cached: nothing to do.
    */
   signal(key: QueryKey, options?: { evenIfInactive?: boolean }): SignalOutcome {
-    const query = this.#client.getQueryCache().find({ queryKey: key, exact: true });
+    // By hash, not `find()`: find scans every cached query, and a flood of
+    // notifications would make that quadratic.
+    const query = this.#client.getQueryCache().get(hashKey(key));
     if (!query) return 'absent';
     const target = this.#target(key);
     if (query.state.fetchStatus !== 'idle') {

@@ -1,9 +1,11 @@
+import type { NotifiedList } from './lists';
+
 /** What the provider wants to hear about, recomputed whenever it changes. */
 export interface ChannelDesire {
   /** Subscribed URIs, sorted. */
   uris: readonly string[];
-  /** Whether `list_changed` is wanted (always, while the server declares it). */
-  listChanged: boolean;
+  /** Lists whose `list_changed` is wanted (resources always; tools/prompts while shown). */
+  lists: ReadonlySet<NotifiedList>;
 }
 
 /**
@@ -13,10 +15,10 @@ export interface ChannelDesire {
  */
 export interface Coverage {
   uris: ReadonlySet<string>;
-  list: boolean;
+  lists: ReadonlySet<NotifiedList>;
 }
 
-export const noCoverage: Coverage = { uris: new Set(), list: false };
+export const noCoverage: Coverage = { uris: new Set(), lists: new Set() };
 
 export type StreamState =
   | 'idle' // nothing to listen to
@@ -54,8 +56,8 @@ export interface ChangeChannel {
   update(desire: ChannelDesire): void;
   /** Whether a request that would cover `uri` is in flight now. */
   isEstablishing(uri: string): boolean;
-  /** Whether a request that would deliver `list_changed` is in flight now. */
-  isEstablishingList(): boolean;
+  /** Whether a request that would deliver this list's `list_changed` is in flight now. */
+  isEstablishingList(list: NotifiedList): boolean;
   dispose(): Promise<void>;
 }
 

@@ -1,5 +1,6 @@
 import type { StreamStatus } from './channel';
 import type { ConnectionState } from './connection';
+import type { NotifiedList } from './lists';
 
 /** The longest URI kept for display; a hostile 1 MB URI is cut, never stored whole. */
 const MAX_URI_SHOWN = 512;
@@ -55,13 +56,17 @@ export interface McpDiagnostics {
   /** The 2025 path (resources/subscribe) is in use: do not retry listen against this endpoint. */
   legacy: boolean;
   stream: StreamStatus;
-  /** The list's `list_changed` notifications are being delivered. */
+  /** The resource list's `list_changed` notifications are being delivered. */
   listAcknowledged: boolean;
+  /** Per list: its `list_changed` notifications are being delivered. */
+  lists: Record<NotifiedList, boolean>;
   resources: ResourceDiagnostics[];
   unmatched: UnmatchedNotification[];
   counters: {
     updated: number;
     listChanged: number;
+    toolsListChanged: number;
+    promptsListChanged: number;
     unmatched: number;
     malformed: number;
     reads: number;
@@ -94,7 +99,7 @@ export interface DiagnosticsSource {
   refs(uri: string): number;
   subscribed(): readonly string[];
   covered(): ReadonlySet<string>;
-  listCovered(): boolean;
+  listsCovered(): ReadonlySet<NotifiedList>;
   declined(): ReadonlyMap<string, string>;
 }
 
@@ -106,7 +111,16 @@ export class Diagnostics {
   readonly #listeners = new Set<() => void>();
   readonly #now: () => number;
   readonly #emitEveryMs: number;
-  #counters = { updated: 0, listChanged: 0, unmatched: 0, malformed: 0, reads: 0, readErrors: 0 };
+  #counters = {
+    updated: 0,
+    listChanged: 0,
+    toolsListChanged: 0,
+    promptsListChanged: 0,
+    unmatched: 0,
+    malformed: 0,
+    reads: 0,
+    readErrors: 0,
+  };
   #lastMalformed: McpDiagnostics['lastMalformed'];
   #snapshot: McpDiagnostics | undefined;
   #emitTimer: ReturnType<typeof setTimeout> | undefined;
@@ -169,8 +183,10 @@ export class Diagnostics {
     this.changed();
   }
 
-  listChanged(): void {
-    this.#counters.listChanged += 1;
+  listChanged(list: NotifiedList): void {
+    if (list === 'resources') this.#counters.listChanged += 1;
+    else if (list === 'tools') this.#counters.toolsListChanged += 1;
+    else this.#counters.promptsListChanged += 1;
     this.changed();
   }
 
@@ -311,7 +327,12 @@ export class Diagnostics {
       capabilities,
       legacy: connection.era === 'legacy',
       stream,
-      listAcknowledged: source.listCovered(),
+      listAcknowledged: source.listsCovered().has('resources'),
+      lists: {
+        resources: source.listsCovered().has('resources'),
+        tools: source.listsCovered().has('tools'),
+        prompts: source.listsCovered().has('prompts'),
+      },
       resources,
       unmatched,
       counters: { ...this.#counters },

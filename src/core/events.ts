@@ -1,21 +1,28 @@
 import type { CloseReason, StreamStatus } from './channel';
 import type { ConnectionPhase } from './connection';
+import type { ListKind, NotifiedList } from './lists';
 
 /** Everything that happens between the server and the cache, as it happens. */
 export type McpEvent = { at: number } & (
   | { type: 'status'; status: ConnectionPhase | 'reconnecting' }
   | { type: 'updated'; uri: string; matched: boolean }
-  | { type: 'list_changed' }
+  | { type: 'list_changed'; list: NotifiedList }
   | { type: 'malformed'; method: string; reason: string }
   | { type: 'read'; phase: 'start' | 'success' | 'error'; uri: string; error?: string }
-  | { type: 'list'; phase: 'start' | 'success' | 'error'; count?: number; error?: string }
+  | {
+      type: 'list';
+      list: ListKind;
+      phase: 'start' | 'success' | 'error';
+      count?: number;
+      error?: string;
+    }
   | {
       type: 'stream';
       kind: StreamStatus['kind'];
       state: StreamStatus['state'];
       reason: CloseReason | undefined;
     }
-  | { type: 'coverage'; acknowledged: string[]; lost: string[]; list: boolean }
+  | { type: 'coverage'; acknowledged: string[]; lost: string[]; lists: NotifiedList[] }
 );
 
 type Listener = (event: McpEvent) => void;

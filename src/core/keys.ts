@@ -1,4 +1,5 @@
 import type { QueryKey } from '@tanstack/query-core';
+import type { ListKind } from './lists';
 
 /**
  * The one place query keys are built and recognised. Unscoped keys are the
@@ -9,27 +10,53 @@ import type { QueryKey } from '@tanstack/query-core';
 export interface McpKeys {
   readonly scope: string | undefined;
   resource(uri: string): QueryKey;
+  /** The prefix of every resource key (for filters and query defaults). */
+  resourcePrefix(): QueryKey;
   resources(): QueryKey;
+  resourceTemplates(): QueryKey;
+  tools(): QueryKey;
+  prompts(): QueryKey;
+  list(kind: ListKind): QueryKey;
   /** The URI of a resource key built by these keys, else undefined. */
   uriOf(key: QueryKey): string | undefined;
+  /** The list a key of these keys names, else undefined. */
+  listOf(key: QueryKey): ListKind | undefined;
   /** Whether a key is this provider's resource list key. */
   isList(key: QueryKey): boolean;
 }
 
+const LIST_SEGMENTS: Record<ListKind, string> = {
+  resources: 'resources',
+  resourceTemplates: 'resourceTemplates',
+  tools: 'tools',
+  prompts: 'prompts',
+};
+
 export function createMcpKeys(scope?: string): McpKeys {
   const prefix: readonly unknown[] = scope === undefined ? [] : ['mcp', scope];
+  const n = prefix.length;
   const hasPrefix = (key: QueryKey) => prefix.every((part, i) => key[i] === part);
+  const list = (kind: ListKind): QueryKey => [...prefix, LIST_SEGMENTS[kind]];
+  const listOf = (key: QueryKey): ListKind | undefined => {
+    if (key.length !== n + 1 || !hasPrefix(key)) return undefined;
+    return (Object.keys(LIST_SEGMENTS) as ListKind[]).find((kind) => LIST_SEGMENTS[kind] === key[n]);
+  };
   return {
     scope,
     resource: (uri) => [...prefix, 'resource', uri],
-    resources: () => [...prefix, 'resources'],
+    resourcePrefix: () => [...prefix, 'resource'],
+    resources: () => list('resources'),
+    resourceTemplates: () => list('resourceTemplates'),
+    tools: () => list('tools'),
+    prompts: () => list('prompts'),
+    list,
     uriOf(key) {
-      if (key.length !== prefix.length + 2 || !hasPrefix(key)) return undefined;
-      const uri = key[prefix.length + 1];
-      return key[prefix.length] === 'resource' && typeof uri === 'string' ? uri : undefined;
+      if (key.length !== n + 2 || !hasPrefix(key) || key[n] !== 'resource') return undefined;
+      const uri = key[n + 1];
+      return typeof uri === 'string' ? uri : undefined;
     },
-    isList: (key) =>
-      key.length === prefix.length + 1 && hasPrefix(key) && key[prefix.length] === 'resources',
+    listOf,
+    isList: (key) => listOf(key) === 'resources',
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Client, McpSubscription } from '@modelcontextprotocol/client';
+import type { Client, McpSubscription, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import {
   type ChangeChannel,
@@ -10,22 +10,22 @@ import {
   type StreamStatus,
 } from './channel';
 import { errorMessage } from './errors';
+import { declaresListChanged, filterBit, type NotifiedList } from './lists';
 import { RetryTimer } from './retryTimer';
 
 export interface ListenChannelOptions {
   backoff: BackoffOptions;
   /** Bound on the wait for `notifications/subscriptions/acknowledged`. */
   ackTimeoutMs: number;
-  /** The server declared `resources.subscribe`. */
-  canSubscribe: boolean;
-  /** The server declared `resources.listChanged`. */
-  canListChanged: boolean;
+  capabilities: ServerCapabilities | undefined;
   now?: () => number;
   random?: () => number;
 }
 
 interface Filter {
   resourcesListChanged?: true;
+  toolsListChanged?: true;
+  promptsListChanged?: true;
   resourceSubscriptions?: string[];
 }
 
@@ -37,24 +37,29 @@ interface Stream {
   retired: boolean;
 }
 
-const sameFilter = (a: Filter, b: Filter) =>
-  a.resourcesListChanged === b.resourcesListChanged &&
-  (a.resourceSubscriptions ?? []).join('\n') === (b.resourceSubscriptions ?? []).join('\n');
+const LISTS: readonly NotifiedList[] = ['resources', 'tools', 'prompts'];
+
+const filterKey = (filter: Filter) =>
+  JSON.stringify([
+    LISTS.map((list) => filter[filterBit[list]] === true),
+    filter.resourceSubscriptions ?? [],
+  ]);
 
 /**
  * The 2026-07-28 channel: one `subscriptions/listen` stream per connection
- * whose filter names every subscribed URI. The filter is fixed for the life
- * of a stream, so a new URI set opens a new stream, waits for its
- * acknowledgement and only then closes the old one (make-before-break: no
- * window in which a URI in both sets is unheard). A stream that ends for any
- * reason but our own close is re-opened with capped, jittered backoff.
+ * whose filter names every subscribed URI and wanted list. The filter is
+ * fixed for the life of a stream, so a new set opens a new stream, waits for
+ * its acknowledgement and only then closes the old one (make-before-break:
+ * no window in which something in both sets is unheard). A stream that ends
+ * for any reason but our own close is re-opened with capped, jittered backoff.
  */
 export class ListenChannel implements ChangeChannel {
   readonly #client: Pick<Client, 'listen'>;
   readonly #events: ChannelEvents;
   readonly #options: ListenChannelOptions;
   readonly #now: () => number;
-  #desire: ChannelDesire = { uris: [], listChanged: false };
+  readonly #canSubscribe: boolean;
+  #desire: ChannelDesire = { uris: [], lists: new Set() };
   #current: Stream | undefined;
   #opening: Filter | undefined;
   readonly #retry = new RetryTimer();
@@ -62,20 +67,17 @@ export class ListenChannel implements ChangeChannel {
   #status: StreamStatus;
   #disposed = false;
 
-  constructor(
-    client: Pick<Client, 'listen'>,
-    events: ChannelEvents,
-    options: ListenChannelOptions,
-  ) {
+  constructor(client: Pick<Client, 'listen'>, events: ChannelEvents, options: ListenChannelOptions) {
     this.#client = client;
     this.#events = events;
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
     this.#status = initialStatus('listen', this.#now());
-    if (!options.canSubscribe && !options.canListChanged) {
+    if (!this.#canSubscribe && !LISTS.some((list) => declaresListChanged(options.capabilities, list))) {
       this.#setStatus({
         state: 'unsupported',
-        note: 'the server declared neither resources.subscribe nor resources.listChanged',
+        note: 'the server declared neither resources.subscribe nor any listChanged',
       });
     }
   }
@@ -89,8 +91,8 @@ export class ListenChannel implements ChangeChannel {
     return this.#opening?.resourceSubscriptions?.includes(uri) ?? false;
   }
 
-  isEstablishingList(): boolean {
-    return this.#opening?.resourcesListChanged === true;
+  isEstablishingList(list: NotifiedList): boolean {
+    return this.#opening?.[filterBit[list]] === true;
   }
 
   async dispose(): Promise<void> {
@@ -108,11 +110,26 @@ export class ListenChannel implements ChangeChannel {
 
   #filterFor(desire: ChannelDesire): Filter {
     const filter: Filter = {};
-    if (desire.listChanged && this.#options.canListChanged) filter.resourcesListChanged = true;
-    if (desire.uris.length > 0 && this.#options.canSubscribe) {
+    for (const list of LISTS) {
+      if (desire.lists.has(list) && declaresListChanged(this.#options.capabilities, list)) {
+        filter[filterBit[list]] = true;
+      }
+    }
+    if (desire.uris.length > 0 && this.#canSubscribe) {
       filter.resourceSubscriptions = [...desire.uris];
     }
     return filter;
+  }
+
+  /** URIs this server can never cover, whatever we ask. */
+  #uncoverable(): Map<string, string> {
+    const declined = new Map<string, string>();
+    if (!this.#canSubscribe) {
+      for (const uri of this.#desire.uris) {
+        declined.set(uri, 'the server did not declare resources.subscribe');
+      }
+    }
+    return declined;
   }
 
   #pump(): void {
@@ -122,16 +139,15 @@ export class ListenChannel implements ChangeChannel {
       return;
     }
     const filter = this.#filterFor(this.#desire);
-    if (!filter.resourcesListChanged && !filter.resourceSubscriptions) {
+    if (Object.keys(filter).length === 0) {
       this.#retire(this.#current);
       this.#current = undefined;
       this.#events.coverage(noCoverage);
       this.#events.declined(this.#uncoverable());
-      if (this.#status.state !== 'idle')
-        this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
+      if (this.#status.state !== 'idle') this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
       return;
     }
-    if (this.#current && sameFilter(this.#current.filter, filter)) return;
+    if (this.#current && filterKey(this.#current.filter) === filterKey(filter)) return;
     this.#open(filter);
   }
 
@@ -161,9 +177,9 @@ export class ListenChannel implements ChangeChannel {
     this.#current = stream;
     void subscription.closed.then((reason) => this.#closed(stream, reason));
 
-    // Only what we asked for counts: an acknowledgement naming URIs we never
-    // requested does not make them covered.
-    const honored = subscription.honoredFilter;
+    // Only what we asked for counts: an acknowledgement naming URIs or lists
+    // we never requested does not make them covered.
+    const honored = subscription.honoredFilter as Filter;
     const requested = filter.resourceSubscriptions ?? [];
     const honoredUris = new Set(
       Array.isArray(honored.resourceSubscriptions) ? honored.resourceSubscriptions : [],
@@ -173,10 +189,10 @@ export class ListenChannel implements ChangeChannel {
     for (const uri of requested) {
       if (!covered.has(uri)) declined.set(uri, 'not in the acknowledged filter');
     }
-    this.#events.coverage({
-      uris: covered,
-      list: filter.resourcesListChanged === true && honored.resourcesListChanged === true,
-    });
+    const lists = new Set(
+      LISTS.filter((list) => filter[filterBit[list]] === true && honored[filterBit[list]] === true),
+    );
+    this.#events.coverage({ uris: covered, lists });
     this.#events.declined(declined);
     this.#retire(previous);
     if (this.#status.state !== 'open') {
@@ -239,16 +255,5 @@ export class ListenChannel implements ChangeChannel {
   #setStatus(patch: Partial<StreamStatus>): void {
     this.#status = { ...this.#status, ...patch };
     this.#events.status(this.#status);
-  }
-
-  /** URIs this server can never cover, whatever we ask. */
-  #uncoverable(): Map<string, string> {
-    const declined = new Map<string, string>();
-    if (!this.#options.canSubscribe) {
-      for (const uri of this.#desire.uris) {
-        declined.set(uri, 'the server did not declare resources.subscribe');
-      }
-    }
-    return declined;
   }
 }

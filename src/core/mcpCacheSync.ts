@@ -13,7 +13,8 @@ import type {
   QueryFunctionContext,
   QueryKey,
 } from '@tanstack/query-core';
-import { type BackoffOptions, defaultBackoff } from './backoff';
+import { attach, attachedRunner, detach, type QueryRunner, routedQueryFn } from './attachments';
+import { defaultBackoff } from './backoff';
 import {
   type ChangeChannel,
   type ChannelEvents,
@@ -29,7 +30,14 @@ import { EventHub, type McpEvent } from './events';
 import { createMcpKeys, type McpKeys } from './keys';
 import { canonical, diffLists, fingerprintList, type ListFingerprint } from './listDiff';
 import { ListenChannel } from './listenChannel';
+import { fetchList, LIST_KINDS, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { installDispatcher, type NotificationSink } from './notificationRouter';
+import {
+  ATTACH_WAIT_MS,
+  listQueryOptions,
+  resourceListQueryOptions,
+  resourceQueryOptions,
+} from './queryOptions';
 import { RefetchCoordinator } from './refetchCoordinator';
 import { Store } from './store';
 import { type LegacyStreamState, SubscribeChannel } from './subscribeChannel';
@@ -75,8 +83,8 @@ export interface McpCacheSyncOptions {
   authContext?: string;
   /** How long a released URI stays subscribed (ms). */
   lingerMs?: number;
-  /** Reconnect and re-listen backoff. */
-  reconnect?: Partial<BackoffOptions>;
+  /** Reconnect and re-listen backoff (ms). */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
   /** Bound on waiting for a listen acknowledgement (ms). */
   ackTimeoutMs?: number;
   /** Bound on every request (ms). */
@@ -105,12 +113,13 @@ const currentAuthContext = new WeakMap<QueryClient, Map<string, string | undefin
  * (listen stream or resources/subscribe) → the server's notifications reach
  * the one dispatcher → the coordinator re-reads exactly what changed, once.
  */
-export class McpCacheSync {
+export class McpCacheSync implements QueryRunner {
   readonly queryClient: QueryClient;
   readonly keys: McpKeys;
   readonly #options: McpCacheSyncOptions;
   readonly #connection: Connection;
-  readonly #registry: SubscriptionRegistry;
+  readonly #uris: SubscriptionRegistry;
+  readonly #lists: SubscriptionRegistry;
   readonly #coordinator: RefetchCoordinator;
   readonly #diagnostics: Diagnostics;
   readonly #state: Store<McpState>;
@@ -120,10 +129,11 @@ export class McpCacheSync {
   #coverage: Coverage = noCoverage;
   #declined: ReadonlyMap<string, string> = new Map();
   #stream: StreamStatus = initialStatus('none', Date.now());
+  #desirePending = false;
   #listFingerprint: ListFingerprint | undefined;
   #listData: unknown;
-  #listTtlMs = 0;
-  #changeWaiters = new Set<() => void>();
+  readonly #listTtl = new Map<ListKind, number>();
+  readonly #changeWaiters = new Set<() => void>();
   #unsubscribeCache: (() => void) | undefined;
   #holders = 0;
   #teardownTimer: ReturnType<typeof setTimeout> | undefined;
@@ -141,10 +151,9 @@ export class McpCacheSync {
     this.#options = options;
     this.queryClient = options.queryClient;
     this.keys = createMcpKeys(options.scope);
-    this.#registry = new SubscriptionRegistry(
-      { lingerMs: options.lingerMs ?? defaults.lingerMs },
-      (uris) => this.#desireChanged(uris),
-    );
+    const linger = { lingerMs: options.lingerMs ?? defaults.lingerMs };
+    this.#uris = new SubscriptionRegistry(linger, () => this.#desireChanged());
+    this.#lists = new SubscriptionRegistry(linger, () => this.#desireChanged());
     this.#coordinator = new RefetchCoordinator(this.queryClient);
     this.#connection = new Connection(
       {
@@ -161,7 +170,7 @@ export class McpCacheSync {
       {
         prepare: (client, generation) => this.#prepare(client, generation),
         ready: (client, generation) => this.#ready(client, generation),
-        lost: (generation) => this.#lost(generation),
+        lost: () => this.#lost(),
         legacyStream: (generation, state) => this.#legacyStreamChanged(generation, state),
       },
     );
@@ -169,10 +178,10 @@ export class McpCacheSync {
       {
         connection: () => this.#connection.state.get(),
         stream: () => this.#stream,
-        refs: (uri) => this.#registry.refs(uri),
-        subscribed: () => this.#registry.uris(),
+        refs: (uri) => this.#uris.refs(uri),
+        subscribed: () => this.#uris.keys(),
         covered: () => this.#coverage.uris,
-        listCovered: () => this.#coverage.list,
+        listsCovered: () => this.#coverage.lists,
         declined: () => this.#declined,
       },
       options.diagnosticsIntervalMs === undefined
@@ -215,8 +224,10 @@ export class McpCacheSync {
     if (this.#disposed) return;
     this.#disposed = true;
     clearTimeout(this.#teardownTimer);
+    detach(this.queryClient, this.keys.scope, this);
     this.#unsubscribeCache?.();
-    this.#registry.dispose();
+    this.#uris.dispose();
+    this.#lists.dispose();
     this.#coordinator.stop();
     const channel = this.#channel;
     this.#channel = undefined;
@@ -229,10 +240,45 @@ export class McpCacheSync {
     if (!this.#disposed) this.#connection.reconnect();
   };
 
+  /**
+   * Serve this scope's keys on the QueryClient: query functions route here,
+   * and the query defaults carry this connection's freshness (fresh until
+   * notified while covered, else the server's TTL) and retry policy. The
+   * provider calls this while rendering, before its children query.
+   * Idempotent.
+   */
+  attach(): void {
+    if (this.#disposed || attachedRunner(this.queryClient, this.keys.scope) === this) return;
+    this.adoptAuthContext();
+    attach(this.queryClient, this.keys.scope, this);
+    const queryFn = routedQueryFn(this.keys.scope, ATTACH_WAIT_MS);
+    const retry = retryUnlessPermanent;
+    this.queryClient.setQueryDefaults(this.keys.resourcePrefix(), {
+      queryFn,
+      retry,
+      staleTime: (query: Query) => {
+        const uri = this.keys.uriOf(query.queryKey);
+        return uri !== undefined && this.#coverage.uris.has(uri)
+          ? Number.POSITIVE_INFINITY
+          : ttlOf(query.state.data);
+      },
+    });
+    for (const kind of LIST_KINDS) {
+      this.queryClient.setQueryDefaults(this.keys.list(kind), {
+        queryFn,
+        retry,
+        staleTime: () =>
+          this.#coverage.lists.has(notifiedBy[kind])
+            ? Number.POSITIVE_INFINITY
+            : (this.#listTtl.get(kind) ?? 0),
+      });
+    }
+  }
+
   #start(): void {
     if (this.#started) return;
     this.#started = true;
-    this.adoptAuthContext();
+    this.attach();
     this.#coordinator.start();
     this.#unsubscribeCache = this.queryClient
       .getQueryCache()
@@ -245,11 +291,11 @@ export class McpCacheSync {
   getState = (): McpState => this.#state.get();
   subscribeState = (listener: () => void): (() => void) => this.#state.subscribe(listener);
   getDiagnostics = (): McpDiagnostics => this.#diagnostics.getSnapshot();
+  subscribeDiagnostics = (listener: () => void): (() => void) =>
+    this.#diagnostics.subscribe(listener);
   /** Every notification, read, stream and status change as it happens (for logs and devtools). */
   subscribeEvents = (listener: (event: McpEvent) => void): (() => void) =>
     this.#events.subscribe(listener);
-  subscribeDiagnostics = (listener: () => void): (() => void) =>
-    this.#diagnostics.subscribe(listener);
 
   /** Resolves with the connected client (waits through connecting/reconnecting). */
   whenReady(signal?: AbortSignal): Promise<Client> {
@@ -262,40 +308,48 @@ export class McpCacheSync {
    */
   acquire(uri: string): () => void {
     if (this.#disposed || !isValidUri(uri)) return () => {};
-    return this.#registry.acquire(uri);
+    return this.#uris.acquire(uri);
   }
 
-  // ── query options ────────────────────────────────────────────────────────
+  /**
+   * Want `list_changed` of the tools or prompts list until the returned
+   * function is called (the resources list is always wanted).
+   */
+  acquireList(list: NotifiedList): () => void {
+    if (this.#disposed || list === 'resources') return () => {};
+    return this.#lists.acquire(list);
+  }
 
-  /** Options for `useQuery` / `prefetchQuery` / `ensureQueryData` of one resource. */
+  /** Key and query function of one resource on this provider's scope. */
   resourceQueryOptions(uri: string) {
-    const queryKey = this.keys.resource(uri);
-    return {
-      queryKey,
-      queryFn: (context: QueryFunctionContext) => this.#read(uri, queryKey, context.signal),
-      staleTime: (query: Query<ReadResourceResult>) =>
-        this.#coverage.uris.has(uri) ? Number.POSITIVE_INFINITY : ttlOf(query.state.data),
-      retry: retryUnlessPermanent,
-    };
+    return resourceQueryOptions(uri, { scope: this.keys.scope });
   }
 
-  /** Options for the full resource list (every page). */
+  /** Key and query function of the full resource list on this provider's scope. */
   resourceListQueryOptions() {
-    const queryKey = this.keys.resources();
-    return {
-      queryKey,
-      queryFn: (context: QueryFunctionContext) => this.#list(queryKey, context.signal),
-      staleTime: () => (this.#coverage.list ? Number.POSITIVE_INFINITY : this.#listTtlMs),
-      retry: retryUnlessPermanent,
-    };
+    return resourceListQueryOptions({ scope: this.keys.scope });
   }
 
   // ── reads ────────────────────────────────────────────────────────────────
 
-  async #read(uri: string, key: QueryKey, signal: AbortSignal): Promise<ReadResourceResult> {
+  /** Runs the query behind any key of this scope (the routed query function lands here). */
+  runQuery(context: QueryFunctionContext): Promise<unknown> {
+    const { queryKey, signal } = context;
+    const list = this.keys.listOf(queryKey);
+    if (list) return this.#list(list, queryKey, signal);
+    const prefix = this.keys.resourcePrefix();
+    if (queryKey.length === prefix.length + 1 && prefix.every((part, i) => queryKey[i] === part)) {
+      return this.#read(queryKey[prefix.length], queryKey, signal);
+    }
+    return Promise.reject(
+      new McpQueryError('UNKNOWN_KEY', `not an MCP query key: ${JSON.stringify(queryKey)}`),
+    );
+  }
+
+  async #read(uri: unknown, key: QueryKey, signal: AbortSignal): Promise<ReadResourceResult> {
     if (!isValidUri(uri)) throw invalidUriError(uri);
     const client = await this.#connection.whenReady(signal);
-    await this.#waitForCoverage(uri, signal);
+    await this.#waitForCoverage({ uri }, signal);
     const previous = this.#diagnostics.previousReadMarkers(uri);
     this.#coordinator.readStarted(key, this.#coverage.uris.has(uri));
     this.#diagnostics.readStarted(uri);
@@ -331,25 +385,34 @@ export class McpCacheSync {
     }
   }
 
-  async #list(key: QueryKey, signal: AbortSignal): Promise<Resource[]> {
+  async #list(kind: ListKind, key: QueryKey, signal: AbortSignal): Promise<unknown[]> {
     const client = await this.#connection.whenReady(signal);
-    await this.#waitForCoverage(null, signal);
-    this.#coordinator.readStarted(key, this.#coverage.list);
-    this.#events.emit(() => ({ type: 'list', phase: 'start', at: Date.now() }));
+    const notified = notifiedBy[kind];
+    await this.#waitForCoverage({ list: notified }, signal);
+    this.#coordinator.readStarted(key, this.#coverage.lists.has(notified));
+    this.#events.emit(() => ({ type: 'list', list: kind, phase: 'start', at: Date.now() }));
     try {
-      const result = await client.listResources(undefined, {
-        cacheMode: 'bypass',
-        signal,
-        timeout: this.#requestTimeoutMs,
-      });
+      const page = await fetchList(client, kind, { signal, timeout: this.#requestTimeoutMs });
       this.#assertLive();
-      this.#listTtlMs = ttlOf(result);
-      const count = result.resources.length;
-      this.#events.emit(() => ({ type: 'list', phase: 'success', count, at: Date.now() }));
-      return result.resources;
+      this.#listTtl.set(kind, ttlOf(page));
+      const count = page.items.length;
+      this.#events.emit(() => ({
+        type: 'list',
+        list: kind,
+        phase: 'success',
+        count,
+        at: Date.now(),
+      }));
+      return page.items;
     } catch (error) {
       const message = errorMessage(error);
-      this.#events.emit(() => ({ type: 'list', phase: 'error', error: message, at: Date.now() }));
+      this.#events.emit(() => ({
+        type: 'list',
+        list: kind,
+        phase: 'error',
+        error: message,
+        at: Date.now(),
+      }));
       throw error;
     }
   }
@@ -373,15 +436,18 @@ export class McpCacheSync {
   }
 
   /**
-   * Rule 4 without the extra read: if the subscription covering `uri` (or
-   * the list, for `null`) is being established right now, read after its
-   * acknowledgement instead of before it. Bounded: a slow or declined
-   * subscription never holds a read for longer than the ack timeout.
+   * Rule 4 without the extra read: if the subscription covering this URI or
+   * list is being established right now, read after its acknowledgement
+   * instead of before it. Bounded: a slow or declined subscription never
+   * holds a read for longer than the ack timeout.
    */
-  async #waitForCoverage(uri: string | null, signal: AbortSignal): Promise<void> {
+  async #waitForCoverage(
+    target: { uri: string } | { list: NotifiedList },
+    signal: AbortSignal,
+  ): Promise<void> {
     const deadline = Date.now() + (this.#options.ackTimeoutMs ?? defaults.ackTimeoutMs);
     while (!signal.aborted && !this.#disposed) {
-      const pending = uri === null ? this.#listPending() : this.#uriPending(uri);
+      const pending = 'uri' in target ? this.#uriPending(target.uri) : this.#listPending(target.list);
       const remaining = deadline - Date.now();
       if (!pending || remaining <= 0) return;
       await this.#nextChange(remaining, signal);
@@ -389,14 +455,19 @@ export class McpCacheSync {
   }
 
   #uriPending(uri: string): boolean {
-    if (!this.#registry.has(uri) || this.#coverage.uris.has(uri) || this.#declined.has(uri)) {
+    if (!this.#uris.has(uri) || this.#coverage.uris.has(uri) || this.#declined.has(uri)) {
       return false;
     }
-    return this.#registry.flushPending || (this.#channel?.isEstablishing(uri) ?? false);
+    return this.#flushPending() || (this.#channel?.isEstablishing(uri) ?? false);
   }
 
-  #listPending(): boolean {
-    return !this.#coverage.list && (this.#channel?.isEstablishingList() ?? false);
+  #listPending(list: NotifiedList): boolean {
+    if (this.#coverage.lists.has(list)) return false;
+    return this.#flushPending() || (this.#channel?.isEstablishingList(list) ?? false);
+  }
+
+  #flushPending(): boolean {
+    return this.#desirePending || this.#uris.flushPending || this.#lists.flushPending;
   }
 
   #nextChange(timeoutMs: number, signal: AbortSignal): Promise<void> {
@@ -427,26 +498,21 @@ export class McpCacheSync {
 
   #ready(client: Client, generation: number): void {
     if (this.#disposed) return;
-    const capabilities = client.getServerCapabilities()?.resources;
-    const canSubscribe = capabilities?.subscribe === true;
-    const canListChanged = capabilities?.listChanged === true;
+    const capabilities = client.getServerCapabilities();
     const events = this.#channelEvents(generation);
-    const backoff = { ...defaultBackoff, ...this.#options.reconnect };
     const state = this.#connection.state.get();
     this.#channel =
       client.getProtocolEra() === 'modern'
         ? new ListenChannel(client, events, {
-            backoff,
+            backoff: { ...defaultBackoff, ...this.#options.reconnect },
             ackTimeoutMs: this.#options.ackTimeoutMs ?? defaults.ackTimeoutMs,
-            canSubscribe,
-            canListChanged,
+            capabilities,
           })
         : new SubscribeChannel(
             client,
             events,
             {
-              canSubscribe,
-              canListChanged,
+              capabilities,
               requestTimeoutMs: this.#requestTimeoutMs,
               history: {
                 reopenCount: state.reconnects,
@@ -455,12 +521,11 @@ export class McpCacheSync {
             },
             this.#legacyStream,
           );
-    this.#channel.update({ uris: this.#registry.uris(), listChanged: true });
+    this.#channel.update(this.#desire());
     this.#stateChanged();
-    this.#bump();
   }
 
-  #lost(_generation: number): void {
+  #lost(): void {
     const channel = this.#channel;
     this.#channel = undefined;
     void channel?.dispose();
@@ -470,7 +535,6 @@ export class McpCacheSync {
       this.#stream = { ...this.#stream, state: this.#disposed ? 'closed' : 'reopening' };
     }
     this.#stateChanged();
-    this.#bump();
   }
 
   #legacyStreamChanged(generation: number, state: LegacyStreamState): void {
@@ -504,7 +568,6 @@ export class McpCacheSync {
         }
         this.#stream = next;
         this.#stateChanged();
-        this.#bump();
       },
     };
   }
@@ -518,7 +581,7 @@ export class McpCacheSync {
         if (!current()) return;
         // Exact string equality only (rule 2): a server that notifies a
         // different spelling is a bug the diagnostics must show, not hide.
-        const matched = this.#registry.has(uri) || this.#coverage.uris.has(uri);
+        const matched = this.#uris.has(uri) || this.#coverage.uris.has(uri);
         this.#events.emit(() => ({ type: 'updated', uri, matched, at: Date.now() }));
         if (matched) {
           this.#diagnostics.notified(uri);
@@ -527,11 +590,13 @@ export class McpCacheSync {
           this.#diagnostics.unmatched(uri);
         }
       },
-      listChanged: () => {
+      listChanged: (list) => {
         if (!current()) return;
-        this.#diagnostics.listChanged();
-        this.#events.emit(() => ({ type: 'list_changed', at: Date.now() }));
-        this.#refreshList();
+        this.#diagnostics.listChanged(list);
+        this.#events.emit(() => ({ type: 'list_changed', list, at: Date.now() }));
+        for (const kind of LIST_KINDS) {
+          if (notifiedBy[kind] === list) this.#refreshList(kind);
+        }
       },
       malformed: (method, reason) => {
         if (!current()) return;
@@ -546,11 +611,19 @@ export class McpCacheSync {
     };
   }
 
-  /** One list refetch (coalesced like any read); the diff then decides what else to read. */
-  #refreshList(): void {
-    const outcome = this.#coordinator.signal(this.keys.resources(), { evenIfInactive: true });
-    if (outcome === 'absent' && this.#cachedResourceUris().length > 0) {
-      void this.queryClient.fetchQuery(this.resourceListQueryOptions()).catch(() => {});
+  /**
+   * One refetch of a list, coalesced like any read. The resource list is
+   * fetched even when nobody shows it, since its diff decides which cached
+   * resources to re-read.
+   */
+  #refreshList(kind: ListKind): void {
+    const key = this.keys.list(kind);
+    const isResources = kind === 'resources';
+    const outcome = this.#coordinator.signal(key, { evenIfInactive: isResources });
+    if (outcome === 'absent' && isResources && this.#cachedResourceUris().length > 0) {
+      void this.queryClient
+        .fetchQuery(listQueryOptions('resources', this.keys.scope))
+        .catch(() => {});
     }
   }
 
@@ -566,7 +639,7 @@ export class McpCacheSync {
   #onCacheEvent(event: QueryCacheNotifyEvent): void {
     if (event.type === 'removed') {
       const uri = this.keys.uriOf(event.query.queryKey);
-      if (uri !== undefined && !this.#registry.has(uri)) this.#diagnostics.forget(uri);
+      if (uri !== undefined && !this.#uris.has(uri)) this.#diagnostics.forget(uri);
       return;
     }
     if (event.type !== 'updated' || event.action.type !== 'success') return;
@@ -590,40 +663,57 @@ export class McpCacheSync {
     for (const uri of affected) this.#coordinator.signal(this.keys.resource(uri));
   }
 
-  // ── coverage ─────────────────────────────────────────────────────────────
+  // ── coverage and desire ──────────────────────────────────────────────────
 
   #setCoverage(next: Coverage): void {
     const previous = this.#coverage;
     const gained = [...next.uris].filter((uri) => !previous.uris.has(uri));
     const lost = [...previous.uris].filter((uri) => !next.uris.has(uri));
-    const listGained = next.list && !previous.list;
-    const listLost = previous.list && !next.list;
-    if (gained.length === 0 && lost.length === 0 && !listGained && !listLost) return;
+    const listsGained = [...next.lists].filter((list) => !previous.lists.has(list));
+    const listsLost = [...previous.lists].filter((list) => !next.lists.has(list));
+    if (gained.length + lost.length + listsGained.length + listsLost.length === 0) return;
     this.#coverage = next;
     this.#events.emit(() => ({
       type: 'coverage',
       acknowledged: gained,
       lost,
-      list: next.list,
+      lists: [...next.lists],
       at: Date.now(),
     }));
-    const listKey = this.keys.resources();
+    const listKeys = (lists: NotifiedList[]) =>
+      LIST_KINDS.filter((kind) => lists.includes(notifiedBy[kind])).map((kind) =>
+        this.keys.list(kind),
+      );
     this.#coordinator.uncovered([
       ...lost.map((uri) => this.keys.resource(uri)),
-      ...(listLost ? [listKey] : []),
+      ...listKeys(listsLost),
     ]);
     this.#diagnostics.coverageChanged(next.uris, lost);
     this.#coordinator.covered([
       ...gained.map((uri) => this.keys.resource(uri)),
-      ...(listGained ? [listKey] : []),
+      ...listKeys(listsGained),
     ]);
     this.#bump();
   }
 
-  #desireChanged(uris: readonly string[]): void {
-    this.#channel?.update({ uris, listChanged: true });
-    this.#diagnostics.changed();
-    this.#bump();
+  #desire() {
+    return {
+      uris: this.#uris.keys(),
+      lists: new Set<NotifiedList>(['resources', ...(this.#lists.keys() as NotifiedList[])]),
+    };
+  }
+
+  /** URI and list holds of one tick reach the channel as one change (one new stream). */
+  #desireChanged(): void {
+    if (this.#desirePending) return;
+    this.#desirePending = true;
+    queueMicrotask(() => {
+      this.#desirePending = false;
+      if (this.#disposed) return;
+      this.#channel?.update(this.#desire());
+      this.#diagnostics.changed();
+      this.#bump();
+    });
   }
 
   // ── private data ─────────────────────────────────────────────────────────
@@ -649,7 +739,7 @@ export class McpCacheSync {
     byScope.set(scopeKey, context);
     if (!had || previous === context) return;
     const isPrivate = (query: Query) => {
-      if (this.keys.isList(query.queryKey)) return true;
+      if (this.keys.listOf(query.queryKey) !== undefined) return true;
       if (this.keys.uriOf(query.queryKey) === undefined) return false;
       return (query.state.data as { cacheScope?: unknown } | undefined)?.cacheScope !== 'public';
     };
@@ -699,7 +789,7 @@ export class McpCacheSync {
     };
     if (
       previous &&
-      (Object.keys(next) as (keyof McpState)[]).every((k) => previous[k] === next[k])
+      (Object.keys(next) as (keyof McpState)[]).every((key) => previous[key] === next[key])
     ) {
       return previous;
     }

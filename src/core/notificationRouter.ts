@@ -1,22 +1,20 @@
 import type { Client } from '@modelcontextprotocol/client';
+import { listChangedMethod, type NotifiedList } from './lists';
 
 export interface NotificationSink {
   updated(uri: string): void;
-  listChanged(): void;
+  listChanged(list: NotifiedList): void;
   /** A notification we could not use: missing or non-string uri, unknown method. */
   malformed(method: string, reason: string): void;
 }
 
 export const UPDATED = 'notifications/resources/updated';
-export const LIST_CHANGED = 'notifications/resources/list_changed';
 
 /** Spec notifications that are simply not ours to handle (not malformed). */
 const KNOWN_METHODS = new Set([
   'notifications/cancelled',
   'notifications/progress',
   'notifications/message',
-  'notifications/tools/list_changed',
-  'notifications/prompts/list_changed',
   'notifications/roots/list_changed',
   'notifications/tasks/status',
   'notifications/elicitation/complete',
@@ -60,9 +58,11 @@ export function installDispatcher(client: Client, sink: NotificationSink): void 
     }
     route.sink.updated(uri);
   });
-  client.setNotificationHandler(LIST_CHANGED, { params: anyParams }, () => {
-    route.sink.listChanged();
-  });
+  for (const list of ['resources', 'tools', 'prompts'] as const) {
+    client.setNotificationHandler(listChangedMethod[list], { params: anyParams }, () => {
+      route.sink.listChanged(list);
+    });
+  }
   const previous = client.fallbackNotificationHandler;
   client.fallbackNotificationHandler = async (notification) => {
     const method = String(notification.method);

@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import {
   type ChangeChannel,
   type ChannelDesire,
@@ -7,13 +7,13 @@ import {
   type StreamStatus,
 } from './channel';
 import { errorMessage, rpcCode } from './errors';
+import { declaresListChanged, type NotifiedList } from './lists';
 
 /** Whether the notification stream a legacy session delivers on is up. */
 export type LegacyStreamState = 'unknown' | 'opening' | 'open' | 'unsupported' | 'closed';
 
 export interface SubscribeChannelOptions {
-  canSubscribe: boolean;
-  canListChanged: boolean;
+  capabilities: ServerCapabilities | undefined;
   requestTimeoutMs: number;
   /** Reopen count and last close reason carried over from earlier connections. */
   history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
@@ -35,10 +35,11 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #events: ChannelEvents;
   readonly #options: SubscribeChannelOptions;
   readonly #now: () => number;
+  readonly #canSubscribe: boolean;
   readonly #phases = new Map<string, Phase>();
   readonly #declined = new Map<string, string>();
   #wanted = new Set<string>();
-  #wantList = false;
+  #wantedLists: ReadonlySet<NotifiedList> = new Set();
   #stream: LegacyStreamState;
   #status: StreamStatus;
   #disposed = false;
@@ -53,6 +54,7 @@ export class SubscribeChannel implements ChangeChannel {
     this.#events = events;
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
     this.#stream = stream;
     this.#status = { ...initialStatus('legacy', this.#now()), ...options.history };
     this.#publishStatus();
@@ -61,21 +63,20 @@ export class SubscribeChannel implements ChangeChannel {
   update(desire: ChannelDesire): void {
     if (this.#disposed) return;
     this.#wanted = new Set(desire.uris);
-    this.#wantList = desire.listChanged;
-    if (!this.#options.canSubscribe) {
+    this.#wantedLists = desire.lists;
+    if (!this.#canSubscribe) {
       this.#declined.clear();
       for (const uri of desire.uris) {
         this.#declined.set(uri, 'the server did not declare resources.subscribe');
       }
-      this.#events.declined(new Map(this.#declined));
     } else {
       for (const uri of new Set([...this.#wanted, ...this.#phases.keys()])) this.#step(uri);
       // A URI let go forgets why it was declined: asking again later is fair.
       for (const uri of this.#declined.keys()) {
         if (!this.#wanted.has(uri)) this.#declined.delete(uri);
       }
-      this.#events.declined(new Map(this.#declined));
     }
+    this.#events.declined(new Map(this.#declined));
     this.#publishCoverage();
   }
 
@@ -87,13 +88,17 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   isEstablishing(uri: string): boolean {
-    if (this.#disposed || !this.#options.canSubscribe || this.#declined.has(uri)) return false;
+    if (this.#disposed || !this.#canSubscribe || this.#declined.has(uri)) return false;
     const phase = this.#phases.get(uri);
     return phase === 'subscribing' || (phase === 'subscribed' && this.#stream === 'opening');
   }
 
-  isEstablishingList(): boolean {
-    return !this.#disposed && this.#options.canListChanged && this.#stream === 'opening';
+  isEstablishingList(list: NotifiedList): boolean {
+    return (
+      !this.#disposed &&
+      declaresListChanged(this.#options.capabilities, list) &&
+      this.#stream === 'opening'
+    );
   }
 
   async dispose(): Promise<void> {
@@ -172,10 +177,13 @@ export class SubscribeChannel implements ChangeChannel {
         if (phase === 'subscribed' && this.#wanted.has(uri)) uris.add(uri);
       }
     }
-    this.#events.coverage({
-      uris,
-      list: delivers && this.#wantList && this.#options.canListChanged,
-    });
+    // 2025 servers send list_changed unsolicited to every session that can receive it.
+    const lists = new Set(
+      [...this.#wantedLists].filter(
+        (list) => delivers && declaresListChanged(this.#options.capabilities, list),
+      ),
+    );
+    this.#events.coverage({ uris, lists });
   }
 
   #publishStatus(): void {

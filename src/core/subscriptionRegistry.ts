@@ -57,8 +57,8 @@ export class SubscriptionRegistry {
     return this.#entries.get(uri)?.refs ?? 0;
   }
 
-  /** The subscribed set, sorted so equal sets compare equal. */
-  uris(): string[] {
+  /** The held set, sorted so equal sets compare equal. */
+  keys(): string[] {
     return [...this.#entries.keys()].sort();
   }
 
@@ -92,7 +92,7 @@ export class SubscriptionRegistry {
     this.#flushScheduled = true;
     queueMicrotask(() => {
       this.#flushScheduled = false;
-      if (!this.#disposed) this.#onChange(this.uris());
+      if (!this.#disposed) this.#onChange(this.keys());
     });
   }
 }

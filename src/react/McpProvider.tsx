@@ -23,19 +23,17 @@ export function McpProvider({ children, queryClient, ...options }: McpProviderPr
   const hasTransport = options.transport !== undefined;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the list is the connection's identity on purpose; other options are read through `latest`
   const sync = useMemo(
-    () => {
-      const created = new McpCacheSync({
+    () =>
+      new McpCacheSync({
         ...latest.current,
         queryClient: client,
         transport: hasTransport ? () => (latest.current.transport as () => never)() : undefined,
-      });
-      // Before the children render: they must never see another context's private data.
-      created.adoptAuthContext();
-      return created;
-    },
-    // The identity of the connection; everything else is read from `latest`.
+      }),
     [client, String(url ?? ''), options.client, hasTransport, protocol, scope, authContext],
   );
+  // While rendering, before the children query: their keys must route to this
+  // connection, and they must never see another auth context's private data.
+  sync.attach();
   useEffect(() => sync.mount(), [sync]);
   return <McpContext.Provider value={sync}>{children}</McpContext.Provider>;
 }

@@ -1,0 +1,73 @@
+import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
+
+/** The lists a server announces changes of, each with its own `list_changed`. */
+export type NotifiedList = 'resources' | 'tools' | 'prompts';
+
+/** The list queries this package keeps. Templates change with the resources list. */
+export type ListKind = 'resources' | 'resourceTemplates' | 'tools' | 'prompts';
+
+export const LIST_KINDS: readonly ListKind[] = ['resources', 'resourceTemplates', 'tools', 'prompts'];
+
+/** Which notification keeps a list query fresh. */
+export const notifiedBy: Record<ListKind, NotifiedList> = {
+  resources: 'resources',
+  resourceTemplates: 'resources',
+  tools: 'tools',
+  prompts: 'prompts',
+};
+
+/** The listen filter bit for each notified list (2026-07-28). */
+export const filterBit = {
+  resources: 'resourcesListChanged',
+  tools: 'toolsListChanged',
+  prompts: 'promptsListChanged',
+} as const satisfies Record<NotifiedList, string>;
+
+export const listChangedMethod: Record<NotifiedList, string> = {
+  resources: 'notifications/resources/list_changed',
+  tools: 'notifications/tools/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
+
+/** Whether the server declared `<list>.listChanged`. */
+export function declaresListChanged(
+  capabilities: ServerCapabilities | undefined,
+  list: NotifiedList,
+): boolean {
+  return (capabilities?.[list] as { listChanged?: unknown } | undefined)?.listChanged === true;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  ttlMs: unknown;
+}
+
+/**
+ * Every page of one list. Tools use `cacheMode: 'refresh'` rather than
+ * `'bypass'`: the SDK derives `callTool`'s output validation from its own
+ * cached `tools/list`, which must stay as fresh as ours.
+ */
+export async function fetchList(
+  client: Client,
+  kind: ListKind,
+  options: { signal: AbortSignal; timeout: number },
+): Promise<ListPage<unknown>> {
+  switch (kind) {
+    case 'resources': {
+      const result = await client.listResources(undefined, { cacheMode: 'bypass', ...options });
+      return { items: result.resources, ttlMs: result.ttlMs };
+    }
+    case 'resourceTemplates': {
+      const result = await client.listResourceTemplates(undefined, { cacheMode: 'bypass', ...options });
+      return { items: result.resourceTemplates, ttlMs: result.ttlMs };
+    }
+    case 'tools': {
+      const result = await client.listTools(undefined, { cacheMode: 'refresh', ...options });
+      return { items: result.tools, ttlMs: result.ttlMs };
+    }
+    case 'prompts': {
+      const result = await client.listPrompts(undefined, { cacheMode: 'bypass', ...options });
+      return { items: result.prompts, ttlMs: result.ttlMs };
+    }
+  }
+}

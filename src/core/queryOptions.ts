@@ -1,0 +1,65 @@
+import type {
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/client';
+import type { DataTag, QueryFunction, QueryKey } from '@tanstack/query-core';
+import { routedQueryFn } from './attachments';
+import { createMcpKeys } from './keys';
+import type { ListKind } from './lists';
+
+/** How long a query waits for a provider to mount on its QueryClient. */
+export const ATTACH_WAIT_MS = 30_000;
+
+export interface ScopeOption {
+  /** The `scope` of the McpProvider to read through (several servers, one QueryClient). */
+  scope?: string;
+}
+
+type Options<T> = {
+  queryKey: DataTag<QueryKey, T, Error>;
+  queryFn: QueryFunction<T, QueryKey>;
+};
+
+function options<T>(queryKey: QueryKey, scope: string | undefined): Options<T> {
+  return {
+    queryKey: queryKey as DataTag<QueryKey, T, Error>,
+    queryFn: routedQueryFn(scope, ATTACH_WAIT_MS) as QueryFunction<T, QueryKey>,
+  };
+}
+
+/**
+ * Key and query function of one resource, the same the hooks use: for
+ * `queryClient.prefetchQuery`, `ensureQueryData`, route loaders or a plain
+ * `useQuery`. Freshness and retry come from the query defaults the provider
+ * registers on its QueryClient.
+ */
+export function resourceQueryOptions(uri: string, { scope }: ScopeOption = {}) {
+  return options<ReadResourceResult>(createMcpKeys(scope).resource(uri), scope);
+}
+
+/** The full resource list (every page). */
+export function resourceListQueryOptions({ scope }: ScopeOption = {}) {
+  return options<Resource[]>(createMcpKeys(scope).resources(), scope);
+}
+
+/** Every resource template (every page). */
+export function resourceTemplatesQueryOptions({ scope }: ScopeOption = {}) {
+  return options<ResourceTemplate[]>(createMcpKeys(scope).resourceTemplates(), scope);
+}
+
+/** Every tool (every page). */
+export function toolListQueryOptions({ scope }: ScopeOption = {}) {
+  return options<Tool[]>(createMcpKeys(scope).tools(), scope);
+}
+
+/** Every prompt (every page). */
+export function promptListQueryOptions({ scope }: ScopeOption = {}) {
+  return options<Prompt[]>(createMcpKeys(scope).prompts(), scope);
+}
+
+export function listQueryOptions(kind: ListKind, scope: string | undefined) {
+  return options<unknown[]>(createMcpKeys(scope).list(kind), scope);
+}

@@ -107,6 +107,7 @@ export class Connection {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    for (const waiter of [...this.#waiters]) waiter();
     void this.#connect();
   }
 
@@ -120,9 +121,15 @@ export class Connection {
     void this.#connect();
   }
 
-  /** Resolves with the ready client; waits through connecting and reconnecting. */
+  /**
+   * Resolves with the ready client; waits through connecting and
+   * reconnecting. A connection that is never started (a provider rendered on
+   * the server, never mounted) gives up after the request timeout instead of
+   * holding the query forever.
+   */
   whenReady(signal?: AbortSignal): Promise<Client> {
     return new Promise<Client>((resolve, reject) => {
+      let unstarted: ReturnType<typeof setTimeout> | undefined;
       const check = (): boolean => {
         const { phase, client, error } = this.state.get();
         if (phase === 'ready' && client) {
@@ -142,6 +149,7 @@ export class Connection {
           reject(signal.reason);
           return true;
         }
+        if (this.#started) clearTimeout(unstarted);
         return false;
       };
       if (check()) return;
@@ -149,9 +157,21 @@ export class Connection {
         if (check()) cleanup();
       };
       const cleanup = () => {
+        clearTimeout(unstarted);
         this.#waiters.delete(waiter);
         signal?.removeEventListener('abort', waiter);
       };
+      if (!this.#started) {
+        unstarted = setTimeout(() => {
+          cleanup();
+          reject(
+            new McpQueryError(
+              'NOT_STARTED',
+              'the MCP connection was never started (is the McpProvider mounted, or rendered on the server?)',
+            ),
+          );
+        }, this.#options.requestTimeoutMs);
+      }
       this.#waiters.add(waiter);
       signal?.addEventListener('abort', waiter);
     });

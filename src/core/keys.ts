@@ -39,7 +39,9 @@ export function createMcpKeys(scope?: string): McpKeys {
   const list = (kind: ListKind): QueryKey => [...prefix, LIST_SEGMENTS[kind]];
   const listOf = (key: QueryKey): ListKind | undefined => {
     if (key.length !== n + 1 || !hasPrefix(key)) return undefined;
-    return (Object.keys(LIST_SEGMENTS) as ListKind[]).find((kind) => LIST_SEGMENTS[kind] === key[n]);
+    return (Object.keys(LIST_SEGMENTS) as ListKind[]).find(
+      (kind) => LIST_SEGMENTS[kind] === key[n],
+    );
   };
   return {
     scope,

@@ -67,14 +67,21 @@ export class ListenChannel implements ChangeChannel {
   #status: StreamStatus;
   #disposed = false;
 
-  constructor(client: Pick<Client, 'listen'>, events: ChannelEvents, options: ListenChannelOptions) {
+  constructor(
+    client: Pick<Client, 'listen'>,
+    events: ChannelEvents,
+    options: ListenChannelOptions,
+  ) {
     this.#client = client;
     this.#events = events;
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
     this.#status = initialStatus('listen', this.#now());
-    if (!this.#canSubscribe && !LISTS.some((list) => declaresListChanged(options.capabilities, list))) {
+    if (
+      !this.#canSubscribe &&
+      !LISTS.some((list) => declaresListChanged(options.capabilities, list))
+    ) {
       this.#setStatus({
         state: 'unsupported',
         note: 'the server declared neither resources.subscribe nor any listChanged',
@@ -144,7 +151,8 @@ export class ListenChannel implements ChangeChannel {
       this.#current = undefined;
       this.#events.coverage(noCoverage);
       this.#events.declined(this.#uncoverable());
-      if (this.#status.state !== 'idle') this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
+      if (this.#status.state !== 'idle')
+        this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
       return;
     }
     if (this.#current && filterKey(this.#current.filter) === filterKey(filter)) return;

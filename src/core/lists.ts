@@ -6,7 +6,12 @@ export type NotifiedList = 'resources' | 'tools' | 'prompts';
 /** The list queries this package keeps. Templates change with the resources list. */
 export type ListKind = 'resources' | 'resourceTemplates' | 'tools' | 'prompts';
 
-export const LIST_KINDS: readonly ListKind[] = ['resources', 'resourceTemplates', 'tools', 'prompts'];
+export const LIST_KINDS: readonly ListKind[] = [
+  'resources',
+  'resourceTemplates',
+  'tools',
+  'prompts',
+];
 
 /** Which notification keeps a list query fresh. */
 export const notifiedBy: Record<ListKind, NotifiedList> = {
@@ -58,7 +63,10 @@ export async function fetchList(
       return { items: result.resources, ttlMs: result.ttlMs };
     }
     case 'resourceTemplates': {
-      const result = await client.listResourceTemplates(undefined, { cacheMode: 'bypass', ...options });
+      const result = await client.listResourceTemplates(undefined, {
+        cacheMode: 'bypass',
+        ...options,
+      });
       return { items: result.resourceTemplates, ttlMs: result.ttlMs };
     }
     case 'tools': {

@@ -312,6 +312,19 @@ export class McpCacheSync implements QueryRunner {
   }
 
   /**
+   * Hold `uri` for a bounded while without a component: a suspended render
+   * runs no effects until its data arrives, yet its first read should wait
+   * for the subscription like any other (one read, not two). The mounted
+   * component's own hold takes over; an abandoned render's hold expires.
+   */
+  prime(uri: string): void {
+    if (this.#disposed || !isValidUri(uri)) return;
+    const release = this.#uris.acquire(uri);
+    const timer = setTimeout(release, this.#requestTimeoutMs);
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  /**
    * Want `list_changed` of the tools or prompts list until the returned
    * function is called (the resources list is always wanted).
    */
@@ -447,7 +460,8 @@ export class McpCacheSync implements QueryRunner {
   ): Promise<void> {
     const deadline = Date.now() + (this.#options.ackTimeoutMs ?? defaults.ackTimeoutMs);
     while (!signal.aborted && !this.#disposed) {
-      const pending = 'uri' in target ? this.#uriPending(target.uri) : this.#listPending(target.list);
+      const pending =
+        'uri' in target ? this.#uriPending(target.uri) : this.#listPending(target.list);
       const remaining = deadline - Date.now();
       if (!pending || remaining <= 0) return;
       await this.#nextChange(remaining, signal);

@@ -1,7 +1,7 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useMemo, useRef } from 'react';
+import { type ReactNode, useContext, useEffect, useMemo, useRef } from 'react';
 import { McpCacheSync, type McpCacheSyncOptions } from '../core/mcpCacheSync';
-import { McpContext } from './context';
+import { McpContext, type McpContextValue } from './context';
 
 export interface McpProviderProps extends Omit<McpCacheSyncOptions, 'queryClient'> {
   /** Defaults to the surrounding `QueryClientProvider`'s client. */
@@ -35,5 +35,10 @@ export function McpProvider({ children, queryClient, ...options }: McpProviderPr
   // connection, and they must never see another auth context's private data.
   sync.attach();
   useEffect(() => sync.mount(), [sync]);
-  return <McpContext.Provider value={sync}>{children}</McpContext.Provider>;
+  const parent = useContext(McpContext);
+  const value = useMemo<McpContextValue>(
+    () => ({ nearest: sync, byScope: new Map(parent?.byScope).set(scope, sync) }),
+    [sync, parent, scope],
+  );
+  return <McpContext.Provider value={value}>{children}</McpContext.Provider>;
 }

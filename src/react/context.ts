@@ -1,11 +1,21 @@
 import { createContext, useContext } from 'react';
 import type { McpCacheSync } from '../core/mcpCacheSync';
 
-export const McpContext = createContext<McpCacheSync | undefined>(undefined);
+export interface McpContextValue {
+  /** The nearest provider. */
+  nearest: McpCacheSync;
+  /** Every provider above, by scope (several servers in one app). */
+  byScope: ReadonlyMap<string | undefined, McpCacheSync>;
+}
 
-/** The provider's sync object; a clear error outside `<McpProvider>`. */
-export function useMcpSync(hook: string): McpCacheSync {
-  const sync = useContext(McpContext);
-  if (!sync) throw new Error(`${hook} must be used inside <McpProvider>`);
+export const McpContext = createContext<McpContextValue | undefined>(undefined);
+
+/** The sync object of the nearest provider, or of the one with `scope`; a clear error otherwise. */
+export function useMcpSync(hook: string, scope?: string): McpCacheSync {
+  const value = useContext(McpContext);
+  if (!value) throw new Error(`${hook} must be used inside <McpProvider>`);
+  if (scope === undefined) return value.nearest;
+  const sync = value.byScope.get(scope);
+  if (!sync) throw new Error(`${hook}: no <McpProvider scope="${scope}"> above this component`);
   return sync;
 }

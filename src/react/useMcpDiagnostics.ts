@@ -3,7 +3,7 @@ import type { McpDiagnostics } from '../core/diagnostics';
 import { useMcpSync } from './context';
 
 /** The four field checks (capabilities, exact URIs, stream alive, silent), live. */
-export function useMcpDiagnostics(): McpDiagnostics {
-  const sync = useMcpSync('useMcpDiagnostics');
+export function useMcpDiagnostics(scope?: string): McpDiagnostics {
+  const sync = useMcpSync('useMcpDiagnostics', scope);
   return useSyncExternalStore(sync.subscribeDiagnostics, sync.getDiagnostics, sync.getDiagnostics);
 }

@@ -3,8 +3,8 @@ import type { McpEvent } from '../core/events';
 import { useMcpSync } from './context';
 
 /** Calls `listener` for every notification, read, stream and status change (event logs, devtools). */
-export function useMcpEvents(listener: (event: McpEvent) => void): void {
-  const sync = useMcpSync('useMcpEvents');
+export function useMcpEvents(listener: (event: McpEvent) => void, scope?: string): void {
+  const sync = useMcpSync('useMcpEvents', scope);
   const latest = useRef(listener);
   latest.current = listener;
   useEffect(() => sync.subscribeEvents((event) => latest.current(event)), [sync]);

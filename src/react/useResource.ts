@@ -15,6 +15,8 @@ export type UseResourceOptions<TData = ReadResourceResult> = Omit<
 > & {
   /** Subscribe to change notifications while mounted (default true). */
   subscribe?: boolean;
+  /** Read through the `<McpProvider scope>` of that name instead of the nearest one. */
+  scope?: string;
 };
 
 /**
@@ -25,8 +27,8 @@ export function useResource<TData = ReadResourceResult>(
   uri: string,
   options?: UseResourceOptions<TData>,
 ): UseQueryResult<TData, Error> {
-  const sync = useMcpSync('useResource');
-  const { subscribe = true, ...queryOptions } = options ?? {};
+  const { subscribe = true, scope, ...queryOptions } = options ?? {};
+  const sync = useMcpSync('useResource', scope);
   const live = subscribe && queryOptions.enabled !== false && isValidUri(uri);
   // Declared before useQuery so the hold is registered before the first
   // read starts: the read can then wait for the acknowledgement (one read).

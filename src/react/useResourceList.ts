@@ -1,21 +1,12 @@
 import type { Resource } from '@modelcontextprotocol/client';
-import {
-  type QueryKey,
-  type UseQueryOptions,
-  type UseQueryResult,
-  useQuery,
-} from '@tanstack/react-query';
-import { useMcpSync } from './context';
+import type { UseQueryResult } from '@tanstack/react-query';
+import { type UseListOptions, useListQuery } from './useListQuery';
 
-export type UseResourceListOptions<TData = Resource[]> = Omit<
-  UseQueryOptions<Resource[], Error, TData, QueryKey>,
-  'queryKey' | 'queryFn'
->;
+export type UseResourceListOptions<TData = Resource[]> = UseListOptions<Resource, TData>;
 
 /** Every resource the server lists (all pages), refetched on `list_changed`. */
 export function useResourceList<TData = Resource[]>(
   options?: UseResourceListOptions<TData>,
 ): UseQueryResult<TData, Error> {
-  const sync = useMcpSync('useResourceList');
-  return useQuery({ ...sync.resourceListQueryOptions(), ...options }, sync.queryClient);
+  return useListQuery('useResourceList', 'resources', options);
 }

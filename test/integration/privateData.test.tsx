@@ -42,13 +42,17 @@ describe.each(ERA_CASES)('private data across authorisation contexts ($kind)', (
     server.store.upsert(text('public://news', 'news', { cacheScope: 'public' }));
     const client = new QueryClient();
     const view = render(<App client={client} url={server.url} who="alice" />);
-    await waitFor(() => expect(screen.getByTestId('secret://inbox').textContent).toBe("alice's inbox"));
+    await waitFor(() =>
+      expect(screen.getByTestId('secret://inbox').textContent).toBe("alice's inbox"),
+    );
     await waitFor(() => expect(screen.getByTestId('public://news').textContent).toBe('news'));
 
     server.store.setText('secret://inbox', "bob's inbox");
     seen.length = 0;
     view.rerender(<App client={client} url={server.url} who="bob" />);
-    await waitFor(() => expect(screen.getByTestId('secret://inbox').textContent).toBe("bob's inbox"));
+    await waitFor(() =>
+      expect(screen.getByTestId('secret://inbox').textContent).toBe("bob's inbox"),
+    );
     expect(seen).not.toContain("alice's inbox");
     if (era === 'modern') {
       // Public data may be reused across contexts: it never left the screen.

@@ -1,0 +1,253 @@
+/** @vitest-environment jsdom */
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { Component, type ReactNode, Suspense } from 'react';
+import { renderToString } from 'react-dom/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  expandTemplate,
+  McpDevtools,
+  McpProvider,
+  resourceListQueryOptions,
+  resourceQueryOptions,
+  useMcp,
+  useResource,
+  useSuspenseResource,
+} from '../../src';
+import type { TestServer } from '../servers';
+import { ERA_CASES, start, text } from '../support/eras';
+import { settled, sleep } from '../support/wait';
+
+const URI = 'config://app';
+
+function Text({ uri, scope, label }: { uri: string; scope?: string; label: string }) {
+  const query = useResource(uri, scope === undefined ? undefined : { scope });
+  const content = query.data?.contents[0];
+  return <div data-testid={label}>{content && 'text' in content ? content.text : '…'}</div>;
+}
+
+function SuspenseText({ uri }: { uri: string }) {
+  const { data } = useSuspenseResource(uri);
+  const content = data.contents[0];
+  return <div data-testid="suspense">{content && 'text' in content ? content.text : ''}</div>;
+}
+
+class Boundary extends Component<{ children: ReactNode }, { error?: Error }> {
+  override state: { error?: Error } = {};
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  override render() {
+    return this.state.error ? (
+      <div data-testid="boundary">caught: {this.state.error.message}</div>
+    ) : (
+      this.props.children
+    );
+  }
+}
+
+function Status({ scope }: { scope: string }) {
+  const { status, era } = useMcp(scope);
+  return <div data-testid={`status-${scope}`}>{`${status} ${era ?? '-'}`}</div>;
+}
+
+describe.each(ERA_CASES)('beyond the basics ($kind)', ({ kind, era }) => {
+  let server: TestServer;
+  let queryClient: QueryClient;
+
+  beforeEach(async () => {
+    server = await start(kind);
+    server.store.upsert(text(URI, 'v1'));
+    server.store.upsert(text('note://7', 'note seven'));
+    queryClient = new QueryClient({ defaultOptions: { queries: { retryDelay: 10 } } });
+  });
+
+  afterEach(async () => {
+    cleanup();
+    await sleep(20);
+    queryClient.clear();
+    await server.close();
+  });
+
+  const app = (ui: ReactNode) => (
+    <QueryClientProvider client={queryClient}>
+      <McpProvider url={server.url} lingerMs={20}>
+        {ui}
+      </McpProvider>
+    </QueryClientProvider>
+  );
+
+  it('options helpers share keys with the hooks: prefetch, ensureQueryData, plain useQuery', async () => {
+    function Plain() {
+      const { data } = useQuery(resourceQueryOptions(URI));
+      return (
+        <div data-testid="plain">
+          {data?.contents[0] && 'text' in data.contents[0] ? data.contents[0].text : '…'}
+        </div>
+      );
+    }
+    render(app(<Plain />));
+    await waitFor(() => expect(screen.getByTestId('plain').textContent).toBe('v1'));
+    const list = await queryClient.ensureQueryData(resourceListQueryOptions());
+    expect(list.map((resource) => resource.uri)).toEqual([URI, 'note://7']);
+    await queryClient.prefetchQuery(resourceQueryOptions('note://7'));
+    expect(
+      queryClient.getQueryData(resourceQueryOptions('note://7').queryKey)?.contents[0],
+    ).toMatchObject({
+      text: 'note seven',
+    });
+    // A hook mounted later finds the prefetched data without another read.
+    await settled(() => server.store.reads());
+    const reads = server.store.reads('note://7');
+    render(app(<Text uri="note://7" label="later" />));
+    expect(screen.getByTestId('later').textContent).toBe('note seven');
+    await settled(() => server.store.reads());
+    // Its subscription starts after the prefetch: rule 4 re-reads it once.
+    expect(server.store.reads('note://7') - reads).toBeLessThanOrEqual(1);
+  });
+
+  it('a prefetch issued before any provider mounts waits for one', async () => {
+    const pending = queryClient.fetchQuery(resourceQueryOptions(URI));
+    await sleep(50);
+    render(app(<div />));
+    await expect(pending).resolves.toMatchObject({ contents: [{ text: 'v1' }] });
+  });
+
+  it('useSuspenseResource suspends, then stays live; errors reach the boundary', async () => {
+    render(
+      app(
+        <Boundary>
+          <Suspense fallback={<div data-testid="fallback">loading</div>}>
+            <SuspenseText uri={URI} />
+          </Suspense>
+        </Boundary>,
+      ),
+    );
+    expect(screen.getByTestId('fallback')).toBeTruthy();
+    await waitFor(() => expect(screen.getByTestId('suspense').textContent).toBe('v1'));
+    await settled(() => server.store.reads());
+    expect(server.store.reads(URI)).toBe(1); // primed from render: read after the acknowledgement
+    act(() => server.setText(URI, 'v2'));
+    await waitFor(() => expect(screen.getByTestId('suspense').textContent).toBe('v2'));
+    cleanup();
+
+    render(
+      app(
+        <Boundary>
+          <Suspense fallback={null}>
+            <SuspenseText uri="missing://nothing" />
+          </Suspense>
+        </Boundary>,
+      ),
+    );
+    await waitFor(() => expect(screen.getByTestId('boundary').textContent).toContain('caught'));
+  });
+
+  it('a URI from expandTemplate is what gets read and subscribed', async () => {
+    const uri = expandTemplate('note://{id}', { id: 7 });
+    render(app(<Text uri={uri} label="note" />));
+    await waitFor(() => expect(screen.getByTestId('note').textContent).toBe('note seven'));
+    await waitFor(() => expect(server.subscribedUris()).toEqual(['note://7']));
+    act(() => server.setText('note://7', 'edited'));
+    await waitFor(() => expect(screen.getByTestId('note').textContent).toBe('edited'));
+  });
+
+  it('the devtools panel shows the connection and the diagnostics', async () => {
+    render(
+      app(
+        <>
+          <Text uri={URI} label="a" />
+          <McpDevtools initialOpen />
+        </>,
+      ),
+    );
+    await waitFor(() =>
+      expect(screen.getByLabelText('MCP devtools').textContent).toContain(`ready · ${era}`),
+    );
+    await waitFor(() => expect(screen.getByLabelText('MCP devtools').textContent).toContain(URI));
+    expect(screen.getByLabelText('MCP devtools').textContent).toContain(
+      'The change stream is alive',
+    );
+  });
+});
+
+describe('several servers in one app', () => {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    cleanup();
+    await sleep(20);
+    for (const server of servers.splice(0)) await server.close();
+  });
+
+  it('two scoped providers on one QueryClient never cross-invalidate the same URI', async () => {
+    const a = await start('modern');
+    const b = await start('legacy-v2');
+    servers.push(a, b);
+    a.store.upsert(text(URI, 'from a'));
+    b.store.upsert(text(URI, 'from b'));
+    const queryClient = new QueryClient();
+    render(
+      <QueryClientProvider client={queryClient}>
+        <McpProvider url={a.url} scope="a" lingerMs={20}>
+          <McpProvider url={b.url} scope="b" lingerMs={20}>
+            <Text uri={URI} scope="a" label="a" />
+            <Text uri={URI} label="b" />
+            <Status scope="a" />
+            <Status scope="b" />
+          </McpProvider>
+        </McpProvider>
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getByTestId('a').textContent).toBe('from a'));
+    await waitFor(() => expect(screen.getByTestId('b').textContent).toBe('from b'));
+    await waitFor(() => expect(screen.getByTestId('status-a').textContent).toBe('ready modern'));
+    await waitFor(() => expect(screen.getByTestId('status-b').textContent).toBe('ready legacy'));
+    await waitFor(() => expect(b.subscribedUris()).toEqual([URI]));
+    await settled(() => a.store.reads() + b.store.reads());
+    const readsA = a.store.reads(URI);
+
+    act(() => b.setText(URI, 'b changed'));
+    await waitFor(() => expect(screen.getByTestId('b').textContent).toBe('b changed'));
+    await settled(() => a.store.reads() + b.store.reads());
+    expect(screen.getByTestId('a').textContent).toBe('from a');
+    expect(a.store.reads(URI)).toBe(readsA);
+    expect(queryClient.getQueryData(['mcp', 'a', 'resource', URI])).toMatchObject({
+      contents: [{ text: 'from a' }],
+    });
+    queryClient.clear();
+  });
+});
+
+describe('server rendering', () => {
+  it('renderToString opens no connection and throws nothing; hydration then connects', async () => {
+    const server = await start('modern');
+    server.store.upsert(text(URI, 'v1'));
+    try {
+      const queryClient = new QueryClient();
+      const ui = (
+        <QueryClientProvider client={queryClient}>
+          <McpProvider url={server.url}>
+            <Text uri={URI} label="ssr" />
+          </McpProvider>
+        </QueryClientProvider>
+      );
+      const html = renderToString(ui);
+      expect(html).toContain('…');
+      await sleep(100);
+      expect(server.counters().listenRequests).toBe(0);
+      expect(server.store.reads()).toBe(0);
+
+      const container = document.createElement('div');
+      container.innerHTML = html;
+      document.body.append(container);
+      const { hydrateRoot } = await import('react-dom/client');
+      const root = hydrateRoot(container, ui);
+      await waitFor(() => expect(container.textContent).toBe('v1'));
+      act(() => root.unmount());
+      container.remove();
+      queryClient.clear();
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -32,6 +32,15 @@ function SuspenseText({ uri }: { uri: string }) {
   return <div data-testid="suspense">{content && 'text' in content ? content.text : ''}</div>;
 }
 
+function Plain() {
+  const { data } = useQuery(resourceQueryOptions(URI));
+  return (
+    <div data-testid="plain">
+      {data?.contents[0] && 'text' in data.contents[0] ? data.contents[0].text : '…'}
+    </div>
+  );
+}
+
 class Boundary extends Component<{ children: ReactNode }, { error?: Error }> {
   override state: { error?: Error } = {};
   static getDerivedStateFromError(error: Error) {
@@ -78,14 +87,6 @@ describe.each(ERA_CASES)('beyond the basics ($kind)', ({ kind, era }) => {
   );
 
   it('options helpers share keys with the hooks: prefetch, ensureQueryData, plain useQuery', async () => {
-    function Plain() {
-      const { data } = useQuery(resourceQueryOptions(URI));
-      return (
-        <div data-testid="plain">
-          {data?.contents[0] && 'text' in data.contents[0] ? data.contents[0].text : '…'}
-        </div>
-      );
-    }
     render(app(<Plain />));
     await waitFor(() => expect(screen.getByTestId('plain').textContent).toBe('v1'));
     const list = await queryClient.ensureQueryData(resourceListQueryOptions());

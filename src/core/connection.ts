@@ -116,7 +116,7 @@ export class Connection {
     const { phase } = this.state.get();
     if (phase === 'closed') return;
     this.#retry.cancel();
-    this.#endGeneration();
+    this.#endGeneration(true);
     this.state.update({ phase: 'reconnecting', attempt: 0, nextRetryAt: undefined });
     void this.#connect();
   }
@@ -180,7 +180,7 @@ export class Connection {
   async dispose(): Promise<void> {
     if (this.state.get().phase === 'closed') return;
     this.#retry.cancel();
-    this.#endGeneration();
+    this.#endGeneration(true);
     this.#set({ phase: 'closed', client: undefined, nextRetryAt: undefined });
   }
 
@@ -189,8 +189,13 @@ export class Connection {
     for (const waiter of [...this.#waiters]) waiter();
   }
 
-  /** Close what this generation owns and tell the hooks it is over. */
-  #endGeneration(): void {
+  /**
+   * Close what this generation owns and tell the hooks it is over. When we
+   * end it on purpose (dispose, reconnect()) a 2025 session is also ended on
+   * the server, so it does not keep our subscriptions after we are gone; a
+   * session already lost is not worth a request.
+   */
+  #endGeneration(intentional: boolean): void {
     const { generation } = this.state.get();
     this.state.update({ generation: generation + 1, client: undefined });
     this.#hooks.lost(generation);
@@ -198,7 +203,13 @@ export class Connection {
     this.#restoreOnclose = undefined;
     const owned = this.#owned;
     this.#owned = undefined;
-    if (owned) void owned.close().catch(() => {});
+    if (!owned) return;
+    const transport = owned.transport as { terminateSession?: () => Promise<void> } | undefined;
+    const ending =
+      intentional && owned.getProtocolEra() === 'legacy' && transport?.terminateSession
+        ? transport.terminateSession().catch(() => {})
+        : Promise.resolve();
+    void ending.then(() => owned.close()).catch(() => {});
   }
 
   async #connect(): Promise<void> {
@@ -257,7 +268,7 @@ export class Connection {
         this.#set({ phase: 'error', error: failure });
         return;
       }
-      this.#endGeneration();
+      this.#endGeneration(false);
       this.#scheduleRetry(failure);
     }
   }
@@ -298,7 +309,7 @@ export class Connection {
   #lost(reason: string): void {
     const source = this.#options.source;
     const reconnects = this.state.get().reconnects;
-    this.#endGeneration();
+    this.#endGeneration(false);
     if ('client' in source) {
       this.#set({
         phase: 'error',

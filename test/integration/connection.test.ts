@@ -203,3 +203,58 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     note.unmount();
   });
 });
+
+describe.each(ERA_CASES)('shutdown during a reconnect ($kind)', ({ kind }) => {
+  it('closes everything and sends nothing more, however the stream was lost', async () => {
+    const server = await start(kind);
+    server.store.upsert(text(URI, 'v1'));
+    const queryClient = new QueryClient();
+    const instance = new McpCacheSync({
+      queryClient,
+      url: server.url,
+      lingerMs: 20,
+      reconnect: { initialDelayMs: 200, maxDelayMs: 400 },
+    });
+    const unmount = instance.mount();
+    const view = observeResource(instance, URI);
+    try {
+      await eventually(() => expect(view.text()).toBe('v1'));
+      await eventually(() => expect(server.openStreams()).toBe(1));
+      server.dropStreams();
+      await eventually(() => expect(instance.getState().status).toBe('reconnecting'));
+      // The attempt count is shown; nextRetryAt only while waiting (not during an attempt).
+      expect(instance.getState().attempt).toBeGreaterThanOrEqual(1);
+      view.unmount();
+      unmount();
+      await sleep(20); // the deferred teardown
+      expect(instance.getState().status).toBe('closed');
+      const counters = { ...server.counters(), reads: server.store.reads() };
+      await sleep(600); // longer than any pending backoff
+      expect({ ...server.counters(), reads: server.store.reads() }).toEqual(counters);
+      expect(server.openStreams()).toBe(0);
+    } finally {
+      queryClient.clear();
+      await server.close();
+    }
+  });
+});
+
+describe.each(['legacy-v2', 'legacy-v1'] as const)('a 2025 session (%s)', (kind) => {
+  it('is ended on the server when the provider unmounts, taking its subscriptions along', async () => {
+    const server = await start(kind);
+    server.store.upsert(text(URI, 'v1'));
+    const queryClient = new QueryClient();
+    const instance = new McpCacheSync({ queryClient, url: server.url, lingerMs: 20 });
+    const unmount = instance.mount();
+    const view = observeResource(instance, URI);
+    try {
+      await eventually(() => expect(server.subscribedUris()).toEqual([URI]));
+      view.unmount();
+      unmount();
+      await eventually(() => expect(server.subscribedUris()).toEqual([]));
+    } finally {
+      queryClient.clear();
+      await server.close();
+    }
+  });
+});

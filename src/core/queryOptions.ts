@@ -2,7 +2,7 @@ import type {
   Prompt,
   ReadResourceResult,
   Resource,
-  ResourceTemplate,
+  ResourceTemplateType as ResourceTemplate,
   Tool,
 } from '@modelcontextprotocol/client';
 import type { DataTag, QueryFunction, QueryKey } from '@tanstack/query-core';

@@ -1,4 +1,4 @@
-import type { ResourceTemplate } from '@modelcontextprotocol/client';
+import type { ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { type UseListOptions, useListQuery } from './useListQuery';
 

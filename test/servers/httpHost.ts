@@ -94,6 +94,11 @@ class HostedServer implements TestServer {
   setText = (uri: string, text: string) => this.#endpoint.setText(uri, text);
   addResource: McpEndpoint['addResource'] = (resource) => this.#endpoint.addResource(resource);
   removeResource = (uri: string) => this.#endpoint.removeResource(uri);
+  toolsChanged = () => this.#endpoint.toolsChanged();
+  promptsChanged = () => this.#endpoint.promptsChanged();
+  setTools: McpEndpoint['setTools'] = (tools) => this.#endpoint.setTools(tools);
+  setPrompts: McpEndpoint['setPrompts'] = (prompts) => this.#endpoint.setPrompts(prompts);
+  setTemplates: McpEndpoint['setTemplates'] = (templates) => this.#endpoint.setTemplates(templates);
   subscribedUris = () => this.#endpoint.subscribedUris();
   openStreams = () => this.#endpoint.openStreams();
   dropStreams = () => this.#endpoint.dropStreams();

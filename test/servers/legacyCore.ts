@@ -11,6 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type CatalogService,
+  createCatalogService,
   createResourceService,
   endpointName,
   failExchange,
@@ -33,6 +35,8 @@ export interface LegacySession {
   handleRequest(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
   sendResourceUpdated(uri: string): Promise<void>;
   sendResourceListChanged(): Promise<void>;
+  sendToolListChanged(): Promise<void>;
+  sendPromptListChanged(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +44,7 @@ export interface LegacySessionSetup {
   name: string;
   caps: ResolvedCapabilities;
   service: ResourceService;
+  catalog: CatalogService;
   subscriptions: SubscriptionHooks;
   onInitialized(sessionId: string): void;
   onClosed(): void;
@@ -72,6 +77,7 @@ export function createLegacyCoreEndpoint(
   const caps = resolveCapabilities(options.capabilities);
   const counters = newCounters();
   const service = createResourceService(store, counters, options.pageSize);
+  const catalog = createCatalogService(store, counters, options.pageSize);
   const name = endpointName(kind, options);
   const onError = (error: unknown) =>
     options.onError?.(error instanceof Error ? error : new Error(String(error)));
@@ -88,6 +94,7 @@ export function createLegacyCoreEndpoint(
       name,
       caps,
       service,
+      catalog,
       subscriptions: {
         subscribe(uri) {
           counters.subscribeRequests += 1;
@@ -187,6 +194,15 @@ export function createLegacyCoreEndpoint(
       if (!caps.listChanged) return;
       for (const entry of sessions.values())
         entry.session?.sendResourceListChanged().catch(onError);
+    },
+    toolsChanged() {
+      // Both SDKs refuse to send it without the capability; not declared means not sent.
+      if (!caps.tools) return;
+      for (const entry of sessions.values()) entry.session?.sendToolListChanged().catch(onError);
+    },
+    promptsChanged() {
+      if (!caps.prompts) return;
+      for (const entry of sessions.values()) entry.session?.sendPromptListChanged().catch(onError);
     },
     subscribedUris() {
       return sortedUnique([...sessions.values()].flatMap((entry) => [...entry.subscriptions]));

@@ -13,12 +13,12 @@ import { startHostedServer } from './httpHost';
 import { createLegacyCoreEndpoint, type LegacySessionFactory } from './legacyCore';
 import { ResourceStore } from './resourceStore';
 import type { EndpointOptions, McpEndpoint, StartServerOptions, TestServer } from './types';
-import { installV2ResourceHandlers, v2ResourceCapabilities } from './v2Handlers';
+import { installV2CatalogHandlers, installV2ResourceHandlers, v2Capabilities } from './v2Handlers';
 
 const openV2Session: LegacySessionFactory = async (setup) => {
   const server = new McpServer(
     { name: setup.name, version: '1.0.0' },
-    { capabilities: { resources: v2ResourceCapabilities(setup.caps) } },
+    { capabilities: v2Capabilities(setup.caps) },
   );
   // The handlers are installed even when subscribe is off, so a client that subscribes anyway
   // is counted and refused with MethodNotFound rather than vanishing into the SDK.
@@ -26,6 +26,7 @@ const openV2Session: LegacySessionFactory = async (setup) => {
     cacheHints: false,
     subscriptions: setup.subscriptions,
   });
+  installV2CatalogHandlers(server, setup.catalog, setup.caps);
   const transport = new NodeStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => setup.onInitialized(id),
@@ -41,6 +42,8 @@ const openV2Session: LegacySessionFactory = async (setup) => {
     handleRequest: (req, res, body) => transport.handleRequest(req, res, body),
     sendResourceUpdated: (uri) => server.server.sendResourceUpdated({ uri }),
     sendResourceListChanged: () => server.server.sendResourceListChanged(),
+    sendToolListChanged: () => server.server.sendToolListChanged(),
+    sendPromptListChanged: () => server.server.sendPromptListChanged(),
     close: () => server.close(),
   };
 };

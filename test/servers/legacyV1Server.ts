@@ -9,13 +9,22 @@
  * 'MCP error -32602: Resource <uri> not found' on the wire, and no `data`. So the v2 client
  * turns it into a plain ProtocolError, not a ResourceNotFoundError (that needs `data.uri`).
  * This server answers exactly that.
+ *
+ * Unknown tool, same version: McpServer's tools/call catches its own
+ * `McpError(InvalidParams, 'Tool <name> not found')` and answers a *result*
+ * `{ content: [{ type: 'text', text: 'MCP error -32602: Tool <name> not found' }], isError: true }`
+ * (the v2 SDK throws a -32602 error instead). This server answers that too.
  */
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
+  CallToolRequestSchema,
   ErrorCode,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
@@ -33,6 +42,8 @@ function toV1Error(error: unknown): unknown {
   switch (failure.kind) {
     case 'resource-not-found':
       return new McpError(ErrorCode.InvalidParams, `Resource ${failure.uri} not found`);
+    case 'tool-not-found':
+      return new McpError(ErrorCode.InvalidParams, `Tool ${failure.name} not found`);
     case 'method-not-found':
       return new McpError(ErrorCode.MethodNotFound, 'Method not found');
     case 'invalid-params':
@@ -50,14 +61,26 @@ async function mapped<T>(run: () => T | Promise<T>): Promise<T> {
   }
 }
 
-function v1ResourceCapabilities(caps: ResolvedCapabilities): { subscribe?: boolean } {
-  return caps.subscribe ? { subscribe: true } : {};
+/**
+ * 1.32.2's McpServer forces `listChanged: true` into `tools` / `prompts` whenever they are
+ * declared (which is what we want when they are on) and declares nothing when they are left out.
+ */
+function v1Capabilities(caps: ResolvedCapabilities): {
+  resources: { subscribe?: boolean };
+  tools?: { listChanged: true };
+  prompts?: { listChanged: true };
+} {
+  return {
+    resources: caps.subscribe ? { subscribe: true } : {},
+    ...(caps.tools ? { tools: { listChanged: true as const } } : {}),
+    ...(caps.prompts ? { prompts: { listChanged: true as const } } : {}),
+  };
 }
 
 const openV1Session: LegacySessionFactory = async (setup) => {
   const server = new McpServer(
     { name: setup.name, version: '1.0.0' },
-    { capabilities: { resources: v1ResourceCapabilities(setup.caps) } },
+    { capabilities: v1Capabilities(setup.caps) },
   );
   const caps = setup.caps;
   const low = server.server;
@@ -86,6 +109,36 @@ const openV1Session: LegacySessionFactory = async (setup) => {
       return {};
     }),
   );
+  // Templates belong to resources (always declared). Tools and prompts only when declared: the
+  // SDK refuses handlers for an undeclared capability, so the client then gets MethodNotFound.
+  // McpServer's own prompts/get stays: it knows no prompt.
+  low.setRequestHandler(ListResourceTemplatesRequestSchema, (request) =>
+    mapped(() => setup.catalog.listTemplates(request.params?.cursor)),
+  );
+  if (caps.tools) {
+    low.setRequestHandler(ListToolsRequestSchema, (request) =>
+      mapped(() => setup.catalog.listTools(request.params?.cursor)),
+    );
+    low.setRequestHandler(CallToolRequestSchema, async (request) => {
+      try {
+        return setup.catalog.callTool(request.params.name, request.params.arguments);
+      } catch (error) {
+        const mappedError = toV1Error(error);
+        if (error instanceof HandlerFailure && error.failure.kind === 'tool-not-found') {
+          return {
+            content: [{ type: 'text', text: (mappedError as Error).message }],
+            isError: true,
+          };
+        }
+        throw mappedError;
+      }
+    });
+  }
+  if (caps.prompts) {
+    low.setRequestHandler(ListPromptsRequestSchema, (request) =>
+      mapped(() => setup.catalog.listPrompts(request.params?.cursor)),
+    );
+  }
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => setup.onInitialized(id),
@@ -100,6 +153,8 @@ const openV1Session: LegacySessionFactory = async (setup) => {
     handleRequest: (req, res, body) => transport.handleRequest(req, res, body),
     sendResourceUpdated: (uri) => server.server.sendResourceUpdated({ uri }),
     sendResourceListChanged: () => server.server.sendResourceListChanged(),
+    sendToolListChanged: () => server.server.sendToolListChanged(),
+    sendPromptListChanged: () => server.server.sendPromptListChanged(),
     close: () => server.close(),
   };
 };

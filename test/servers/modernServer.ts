@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { startHostedServer } from './httpHost';
 import {
+  createCatalogService,
   createResourceService,
   endpointName,
   failExchange,
@@ -27,7 +28,7 @@ import {
 } from './protocol';
 import { ResourceStore } from './resourceStore';
 import type { EndpointOptions, McpEndpoint, StartServerOptions, TestServer } from './types';
-import { installV2ResourceHandlers, v2ResourceCapabilities } from './v2Handlers';
+import { installV2CatalogHandlers, installV2ResourceHandlers, v2Capabilities } from './v2Handlers';
 
 const LISTEN_METHOD = 'subscriptions/listen';
 const ACK_METHOD = 'notifications/subscriptions/acknowledged';
@@ -139,6 +140,7 @@ export function createModernEndpoint(options: EndpointOptions = {}): McpEndpoint
   const caps = resolveCapabilities(options.capabilities);
   const counters = newCounters();
   const service = createResourceService(store, counters, options.pageSize);
+  const catalog = createCatalogService(store, counters, options.pageSize);
   const name = endpointName('modern', options);
   const onerror = (error: Error) => options.onError?.(error);
   const streams = new Set<ListenStream>();
@@ -150,11 +152,12 @@ export function createModernEndpoint(options: EndpointOptions = {}): McpEndpoint
     (ctx) => {
       const server = new McpServer(
         { name, version: '1.0.0' },
-        { capabilities: { resources: v2ResourceCapabilities(caps) } },
+        { capabilities: v2Capabilities(caps) },
       );
       // The same factory also serves the SDK's stateless 2025 fallback and the discover probe;
-      // cache hints only exist on 2026-era results.
+      // cache hints only exist on 2026-era results (and only on reads).
       installV2ResourceHandlers(server, service, { cacheHints: ctx.era === 'modern' });
+      installV2CatalogHandlers(server, catalog, caps);
       return server;
     },
     { onerror },
@@ -219,6 +222,13 @@ export function createModernEndpoint(options: EndpointOptions = {}): McpEndpoint
       // Not gated on caps.listChanged on purpose: the SDK narrows each ack to the declared
       // capabilities, so streams simply do not carry it (the tests check that).
       handler.notify.resourcesChanged();
+    },
+    toolsChanged() {
+      // Same as resourcesChanged: with tools off the SDK drops toolsListChanged from every ack.
+      handler.notify.toolsChanged();
+    },
+    promptsChanged() {
+      handler.notify.promptsChanged();
     },
     subscribedUris() {
       return sortedUnique([...streams].flatMap((stream) => stream.uris));

@@ -4,7 +4,13 @@
  * client sees exactly what a server built on that SDK would send.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ResourceStore, StoredResource } from './resourceStore';
+import type {
+  ResourceStore,
+  StoredPrompt,
+  StoredResource,
+  StoredTemplate,
+  StoredTool,
+} from './resourceStore';
 import type {
   EndpointCounters,
   EndpointOptions,
@@ -15,6 +21,7 @@ import type {
 
 export type Failure =
   | { kind: 'resource-not-found'; uri: string }
+  | { kind: 'tool-not-found'; name: string }
   | { kind: 'method-not-found'; method: string }
   | { kind: 'invalid-params'; message: string }
   | { kind: 'error'; code: number; message: string };
@@ -29,10 +36,17 @@ export class HandlerFailure extends Error {
 export interface ResolvedCapabilities {
   subscribe: boolean;
   listChanged: boolean;
+  tools: boolean;
+  prompts: boolean;
 }
 
 export function resolveCapabilities(options?: ServerCapabilityOptions): ResolvedCapabilities {
-  return { subscribe: options?.subscribe ?? true, listChanged: options?.listChanged ?? true };
+  return {
+    subscribe: options?.subscribe ?? true,
+    listChanged: options?.listChanged ?? true,
+    tools: options?.tools ?? true,
+    prompts: options?.prompts ?? true,
+  };
 }
 
 export function newCounters(): EndpointCounters {
@@ -42,6 +56,10 @@ export function newCounters(): EndpointCounters {
     unsubscribeRequests: 0,
     listRequests: 0,
     reads: 0,
+    toolListRequests: 0,
+    promptListRequests: 0,
+    templateListRequests: 0,
+    toolCalls: 0,
   };
 }
 
@@ -52,6 +70,10 @@ export function addCounters(a: EndpointCounters, b: EndpointCounters): EndpointC
     unsubscribeRequests: a.unsubscribeRequests + b.unsubscribeRequests,
     listRequests: a.listRequests + b.listRequests,
     reads: a.reads + b.reads,
+    toolListRequests: a.toolListRequests + b.toolListRequests,
+    promptListRequests: a.promptListRequests + b.promptListRequests,
+    templateListRequests: a.templateListRequests + b.templateListRequests,
+    toolCalls: a.toolCalls + b.toolCalls,
   };
 }
 
@@ -81,6 +103,43 @@ export type ListAnswer = {
   resources: ListEntry[];
   nextCursor?: string;
 };
+
+/** What the SDKs' result types demand of schema properties: plain JSON. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+export type ToolEntry = {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: { type: 'object'; properties?: Record<string, JsonValue>; required?: string[] };
+};
+
+export type PromptEntry = {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+};
+
+export type TemplateEntry = {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+};
+
+export type ToolListAnswer = { tools: ToolEntry[]; nextCursor?: string };
+export type PromptListAnswer = { prompts: PromptEntry[]; nextCursor?: string };
+export type TemplateListAnswer = { resourceTemplates: TemplateEntry[]; nextCursor?: string };
+
+export type ToolCallAnswer = { content: { type: 'text'; text: string }[] };
 
 function listEntry(resource: StoredResource): ListEntry {
   const entry: ListEntry = { uri: resource.uri, name: resource.name };
@@ -114,6 +173,26 @@ function decodeCursor(cursor: string): number {
   return offset;
 }
 
+/** One page of `all` and the cursor of the next one; the same scheme for every list. */
+function paginate<T>(
+  all: T[],
+  cursor: string | undefined,
+  pageSize: number | undefined,
+): { page: T[]; nextCursor?: string } {
+  if (pageSize === undefined || pageSize <= 0) {
+    if (cursor !== undefined) decodeCursor(cursor);
+    return { page: all };
+  }
+  const start = cursor === undefined ? 0 : decodeCursor(cursor);
+  const page = all.slice(start, start + pageSize);
+  const next = start + pageSize;
+  return next < all.length ? { page, nextCursor: encodeCursor(next) } : { page };
+}
+
+function withCursor<T extends object>(answer: T, nextCursor: string | undefined): T {
+  return nextCursor === undefined ? answer : { ...answer, nextCursor };
+}
+
 /** Legacy subscribe/unsubscribe bookkeeping; throws HandlerFailure to refuse. */
 export interface SubscriptionHooks {
   subscribe(uri: string): void;
@@ -134,17 +213,8 @@ export function createResourceService(
   return {
     list(cursor) {
       counters.listRequests += 1;
-      const all = store.list();
-      if (pageSize === undefined || pageSize <= 0) {
-        if (cursor !== undefined) decodeCursor(cursor);
-        return { resources: all.map(listEntry) };
-      }
-      const start = cursor === undefined ? 0 : decodeCursor(cursor);
-      const page = all.slice(start, start + pageSize).map(listEntry);
-      const next = start + pageSize;
-      return next < all.length
-        ? { resources: page, nextCursor: encodeCursor(next) }
-        : { resources: page };
+      const { page, nextCursor } = paginate(store.list(), cursor, pageSize);
+      return withCursor({ resources: page.map(listEntry) }, nextCursor);
     },
     async read(uri, withCacheHints) {
       counters.reads += 1;
@@ -162,6 +232,78 @@ export function createResourceService(
   };
 }
 
+function toolEntry(tool: StoredTool): ToolEntry {
+  // StoredTool says `object` for property schemas; the store hands out structured clones, which
+  // is as JSON as a test can reasonably ask for.
+  const inputSchema = (tool.inputSchema ?? { type: 'object' }) as ToolEntry['inputSchema'];
+  const entry: ToolEntry = { name: tool.name, inputSchema };
+  if (tool.title !== undefined) entry.title = tool.title;
+  if (tool.description !== undefined) entry.description = tool.description;
+  return entry;
+}
+
+function promptEntry(prompt: StoredPrompt): PromptEntry {
+  const entry: PromptEntry = { name: prompt.name };
+  if (prompt.title !== undefined) entry.title = prompt.title;
+  if (prompt.description !== undefined) entry.description = prompt.description;
+  if (prompt.arguments !== undefined) entry.arguments = prompt.arguments;
+  return entry;
+}
+
+function templateEntry(template: StoredTemplate): TemplateEntry {
+  const entry: TemplateEntry = { uriTemplate: template.uriTemplate, name: template.name };
+  if (template.title !== undefined) entry.title = template.title;
+  if (template.description !== undefined) entry.description = template.description;
+  if (template.mimeType !== undefined) entry.mimeType = template.mimeType;
+  return entry;
+}
+
+/**
+ * Tools, prompts and resource templates, answered from the store like resources: dynamic,
+ * shared, paged with the same cursors. No cache hints of ours on any era (on 2026-era results
+ * the SDK's encoder stamps its defaults, `ttlMs: 0, cacheScope: 'private'`, as on resources/list).
+ */
+export interface CatalogService {
+  listTools(cursor: string | undefined): ToolListAnswer;
+  listPrompts(cursor: string | undefined): PromptListAnswer;
+  listTemplates(cursor: string | undefined): TemplateListAnswer;
+  /** Throws a `tool-not-found` HandlerFailure for a name the store does not list. */
+  callTool(name: string, args: Record<string, unknown> | undefined): ToolCallAnswer;
+}
+
+export function createCatalogService(
+  store: ResourceStore,
+  counters: EndpointCounters,
+  pageSize: number | undefined,
+): CatalogService {
+  return {
+    listTools(cursor) {
+      counters.toolListRequests += 1;
+      const { page, nextCursor } = paginate(store.tools(), cursor, pageSize);
+      return withCursor({ tools: page.map(toolEntry) }, nextCursor);
+    },
+    listPrompts(cursor) {
+      counters.promptListRequests += 1;
+      const { page, nextCursor } = paginate(store.prompts(), cursor, pageSize);
+      return withCursor({ prompts: page.map(promptEntry) }, nextCursor);
+    },
+    listTemplates(cursor) {
+      counters.templateListRequests += 1;
+      const { page, nextCursor } = paginate(store.templates(), cursor, pageSize);
+      return withCursor({ resourceTemplates: page.map(templateEntry) }, nextCursor);
+    },
+    callTool(name, args) {
+      counters.toolCalls += 1;
+      if (!store.tools().some((tool) => tool.name === name)) {
+        throw new HandlerFailure({ kind: 'tool-not-found', name });
+      }
+      return {
+        content: [{ type: 'text', text: `called ${name} with ${JSON.stringify(args ?? {})}` }],
+      };
+    },
+  };
+}
+
 /**
  * Shared shape of every endpoint: the convenience methods are the same composition of store
  * change + notification everywhere, so they are written once.
@@ -173,6 +315,8 @@ export interface EndpointCore {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
   resourceUpdated(uri: string): void;
   resourcesChanged(): void;
+  toolsChanged(): void;
+  promptsChanged(): void;
   subscribedUris(): string[];
   openStreams(): number;
   dropStreams(): void;
@@ -198,6 +342,20 @@ export function finishEndpoint(core: EndpointCore): McpEndpoint {
       const existed = core.store.remove(uri);
       core.resourcesChanged();
       return existed;
+    },
+    toolsChanged: () => core.toolsChanged(),
+    promptsChanged: () => core.promptsChanged(),
+    setTools(tools) {
+      core.store.setTools(tools);
+      core.toolsChanged();
+    },
+    setPrompts(prompts) {
+      core.store.setPrompts(prompts);
+      core.promptsChanged();
+    },
+    setTemplates(templates) {
+      core.store.setTemplates(templates);
+      core.resourcesChanged();
     },
     subscribedUris: () => core.subscribedUris(),
     openStreams: () => core.openStreams(),

@@ -30,6 +30,32 @@ export interface StoredResource {
   size?: number;
 }
 
+/** A `tools/list` entry; tools/call on it answers `called <name> with <json args>`. */
+export interface StoredTool {
+  name: string;
+  title?: string;
+  description?: string;
+  /** Listed as `{ type: 'object' }` when omitted (the spec requires an input schema). */
+  inputSchema?: { type: 'object'; properties?: Record<string, object>; required?: string[] };
+}
+
+/** A `prompts/list` entry. */
+export interface StoredPrompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+/** A `resources/templates/list` entry. */
+export interface StoredTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
 /** Runs before a read is answered; may await (to hold a read open) or throw (to fail it). */
 export type ReadHook = (uri: string) => void | Promise<void>;
 
@@ -80,6 +106,9 @@ export class ResourceStore {
   readonly #failures = new Map<string, ReadError>();
   #totalReads = 0;
   #hook: ReadHook | undefined;
+  #tools: StoredTool[] = [];
+  #prompts: StoredPrompt[] = [];
+  #templates: StoredTemplate[] = [];
 
   constructor(initial: StoredResource[] = []) {
     for (const resource of initial) this.upsert(resource);
@@ -113,6 +142,37 @@ export class ResourceStore {
 
   remove(uri: string): boolean {
     return this.#entries.delete(uri);
+  }
+
+  // The catalog lists (tools, prompts, templates) are replaced wholesale and kept in the given
+  // order, duplicates included: a test may want a server that misbehaves. Deep copies in and
+  // out, so neither side can mutate the other's entries.
+
+  tools(): StoredTool[] {
+    return structuredClone(this.#tools);
+  }
+
+  /** Replaces the tool list. Publishes nothing (see `McpEndpoint.setTools`). */
+  setTools(tools: StoredTool[]): void {
+    this.#tools = structuredClone(tools);
+  }
+
+  prompts(): StoredPrompt[] {
+    return structuredClone(this.#prompts);
+  }
+
+  /** Replaces the prompt list. Publishes nothing (see `McpEndpoint.setPrompts`). */
+  setPrompts(prompts: StoredPrompt[]): void {
+    this.#prompts = structuredClone(prompts);
+  }
+
+  templates(): StoredTemplate[] {
+    return structuredClone(this.#templates);
+  }
+
+  /** Replaces the resource template list. Publishes nothing (see `McpEndpoint.setTemplates`). */
+  setTemplates(templates: StoredTemplate[]): void {
+    this.#templates = structuredClone(templates);
   }
 
   /** Reads served (successful or failed, known or unknown URI) for `uri`, or in total. */

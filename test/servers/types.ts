@@ -1,19 +1,41 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ResourceStore, StoredResource } from './resourceStore';
+import type {
+  ResourceStore,
+  StoredPrompt,
+  StoredResource,
+  StoredTemplate,
+  StoredTool,
+} from './resourceStore';
 
 export type ServerKind = 'modern' | 'legacy-v2' | 'legacy-v1';
 
-/** Both default to `true`. `false` means the capability is not declared at all. */
+/** All default to `true`. `false` means the capability is not declared at all. */
 export interface ServerCapabilityOptions {
+  /** `resources.subscribe`. */
   subscribe?: boolean;
+  /** `resources.listChanged`. */
   listChanged?: boolean;
+  /**
+   * `tools: { listChanged: true }`, answering `tools/list` and `tools/call`. When `false` the
+   * `tools` capability is absent and both methods answer MethodNotFound.
+   */
+  tools?: boolean;
+  /**
+   * `prompts: { listChanged: true }`, answering `prompts/list`. When `false` the `prompts`
+   * capability is absent. (`resources/templates/list` is always answered: it belongs to the
+   * resources capability.)
+   */
+  prompts?: boolean;
 }
 
 export interface EndpointOptions {
   /** Shared data; a fresh empty store when omitted. */
   store?: ResourceStore;
   capabilities?: ServerCapabilityOptions;
-  /** When set, `resources/list` answers in pages of this size with an opaque `nextCursor`. */
+  /**
+   * When set, `resources/list`, `tools/list`, `prompts/list` and `resources/templates/list`
+   * answer in pages of this size with an opaque `nextCursor`.
+   */
   pageSize?: number;
   /** Server name in serverInfo; defaults to the kind. */
   name?: string;
@@ -35,6 +57,14 @@ export interface EndpointCounters {
   listRequests: number;
   /** `resources/read` requests served by this endpoint (the store counts across endpoints). */
   reads: number;
+  /** `tools/list` requests (one per page). */
+  toolListRequests: number;
+  /** `prompts/list` requests (one per page). */
+  promptListRequests: number;
+  /** `resources/templates/list` requests (one per page). */
+  templateListRequests: number;
+  /** `tools/call` requests that reached the server's handler, unknown tools included. */
+  toolCalls: number;
 }
 
 /** Framework-agnostic: usable as Vite middleware and in node:http. */
@@ -53,6 +83,19 @@ export interface McpEndpoint {
   addResource(resource: StoredResource): void;
   /** store.remove + resourcesChanged(); returns whether the URI existed. */
   removeResource(uri: string): boolean;
+  /**
+   * notifications/tools/list_changed. modern: to listen streams whose acknowledged filter has
+   * `toolsListChanged`; legacy: unsolicited to every live session. Only when `tools` is declared.
+   */
+  toolsChanged(): void;
+  /** notifications/prompts/list_changed, like `toolsChanged`. */
+  promptsChanged(): void;
+  /** store.setTools + toolsChanged(). */
+  setTools(tools: StoredTool[]): void;
+  /** store.setPrompts + promptsChanged(). */
+  setPrompts(prompts: StoredPrompt[]): void;
+  /** store.setTemplates + resourcesChanged(). */
+  setTemplates(templates: StoredTemplate[]): void;
   /**
    * Server-side truth, sorted and de-duplicated. legacy: union of URIs subscribed over live
    * sessions. modern: union of the acknowledged `resourceSubscriptions` of open listen streams.

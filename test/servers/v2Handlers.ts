@@ -6,7 +6,9 @@
  * `registerResource` would normalise URIs through `new URL()` (the package promises exact URI
  * matching, so the server must not rewrite what it is asked for) and it publishes list_changed
  * by itself on every registration. Note that `new McpServer(…, { capabilities: { resources } })`
- * already installs McpServer's own list/read handlers; ours replace them.
+ * already installs McpServer's own list/read handlers; ours replace them. The same goes for
+ * tools, prompts and resource templates (`registerTool` / `registerPrompt` would also publish
+ * list_changed on every registration).
  */
 import {
   type McpServer,
@@ -15,6 +17,7 @@ import {
   ResourceNotFoundError,
 } from '@modelcontextprotocol/server';
 import {
+  type CatalogService,
   HandlerFailure,
   type ResolvedCapabilities,
   type ResourceService,
@@ -28,6 +31,10 @@ function toV2Error(error: unknown): unknown {
     case 'resource-not-found':
       // What McpServer itself throws on a miss: -32602 with data { uri } on both eras.
       return new ResourceNotFoundError(failure.uri);
+    case 'tool-not-found':
+      // What McpServer's own tools/call throws (v2 raises it as a JSON-RPC error, outside the
+      // try that turns tool failures into isError results).
+      return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${failure.name} not found`);
     case 'method-not-found':
       return new ProtocolError(
         ProtocolErrorCode.MethodNotFound,
@@ -59,6 +66,53 @@ export function v2ResourceCapabilities(caps: ResolvedCapabilities): {
   return caps.subscribe
     ? { subscribe: true, listChanged: caps.listChanged }
     : { listChanged: caps.listChanged };
+}
+
+/**
+ * The whole capability object for a v2 McpServer. Passing `tools` / `prompts` makes McpServer
+ * install its own handlers (replaced by `installV2CatalogHandlers`) and keep the given
+ * `listChanged: true`; leaving them out declares nothing (McpServer adds them only on the first
+ * registerTool / registerPrompt, which these servers never call).
+ */
+export function v2Capabilities(caps: ResolvedCapabilities): {
+  resources: { subscribe?: boolean; listChanged: boolean };
+  tools?: { listChanged: true };
+  prompts?: { listChanged: true };
+} {
+  return {
+    resources: v2ResourceCapabilities(caps),
+    ...(caps.tools ? { tools: { listChanged: true as const } } : {}),
+    ...(caps.prompts ? { prompts: { listChanged: true as const } } : {}),
+  };
+}
+
+/**
+ * tools/list + tools/call and prompts/list only when declared (the SDK refuses a handler for an
+ * undeclared capability, and the client then gets MethodNotFound); resources/templates/list
+ * always, as part of resources. McpServer's own prompts/get stays: it knows no prompt.
+ */
+export function installV2CatalogHandlers(
+  server: McpServer,
+  catalog: CatalogService,
+  caps: ResolvedCapabilities,
+): void {
+  const low = server.server;
+  low.setRequestHandler('resources/templates/list', (request) =>
+    mapped(() => catalog.listTemplates(request.params?.cursor)),
+  );
+  if (caps.tools) {
+    low.setRequestHandler('tools/list', (request) =>
+      mapped(() => catalog.listTools(request.params?.cursor)),
+    );
+    low.setRequestHandler('tools/call', (request) =>
+      mapped(() => catalog.callTool(request.params.name, request.params.arguments)),
+    );
+  }
+  if (caps.prompts) {
+    low.setRequestHandler('prompts/list', (request) =>
+      mapped(() => catalog.listPrompts(request.params?.cursor)),
+    );
+  }
 }
 
 export function installV2ResourceHandlers(

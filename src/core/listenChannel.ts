@@ -204,11 +204,13 @@ export class ListenChannel implements ChangeChannel {
     this.#events.declined(declined);
     this.#retire(previous);
     if (this.#status.state !== 'open') {
+      // The last error belongs to the outage that just ended (events keep the history).
       this.#setStatus({
         state: 'open',
         since: this.#now(),
         attempt: 0,
         nextRetryAt: undefined,
+        lastError: undefined,
         note: undefined,
       });
     }

@@ -363,6 +363,8 @@ export class McpCacheSync implements QueryRunner {
     if (!isValidUri(uri)) throw invalidUriError(uri);
     const client = await this.#connection.whenReady(signal);
     await this.#waitForCoverage({ uri }, signal);
+    // Cancelled while waiting (unmounted, StrictMode): no read starts, none is reported.
+    signal.throwIfAborted();
     const previous = this.#diagnostics.previousReadMarkers(uri);
     this.#coordinator.readStarted(key, this.#coverage.uris.has(uri));
     this.#diagnostics.readStarted(uri);
@@ -402,6 +404,7 @@ export class McpCacheSync implements QueryRunner {
     const client = await this.#connection.whenReady(signal);
     const notified = notifiedBy[kind];
     await this.#waitForCoverage({ list: notified }, signal);
+    signal.throwIfAborted();
     this.#coordinator.readStarted(key, this.#coverage.lists.has(notified));
     this.#events.emit(() => ({ type: 'list', list: kind, phase: 'start', at: Date.now() }));
     try {

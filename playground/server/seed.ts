@@ -1,0 +1,62 @@
+import type { StoredResource } from '../../test/servers/index';
+import { URIS } from '../shared/demo';
+
+export const INITIAL_CONFIG = {
+  theme: 'dark',
+  refreshSeconds: 30,
+  features: { search: true, betaPanel: false },
+};
+
+export function reportText(version: number): string {
+  return `Report #${version}\ngenerated ${new Date().toISOString()}\nstatus: all systems nominal`;
+}
+
+export function seedResources(imageBase64: string): StoredResource[] {
+  return [
+    {
+      uri: URIS.clock,
+      name: 'clock',
+      title: 'Server clock',
+      description: 'Changes on its own every second',
+      mimeType: 'text/plain',
+      text: new Date().toISOString(),
+    },
+    {
+      uri: URIS.counter,
+      name: 'counter',
+      title: 'Counter',
+      description: 'Changes on demand: +1 or a burst of 100',
+      mimeType: 'text/plain',
+      text: '0',
+    },
+    {
+      uri: URIS.config,
+      name: 'config',
+      title: 'App config',
+      description: 'Editable JSON, shown in two panels',
+      mimeType: 'application/json',
+      text: JSON.stringify(INITIAL_CONFIG, null, 2),
+    },
+    {
+      uri: URIS.image,
+      name: 'logo',
+      title: 'Logo',
+      description: 'A binary resource (PNG as a base64 blob)',
+      mimeType: 'image/png',
+      blob: imageBase64,
+    },
+    {
+      uri: URIS.flaky,
+      name: 'report',
+      title: 'Flaky report',
+      description: 'Its reads fail on demand',
+      mimeType: 'text/plain',
+      text: reportText(1),
+    },
+  ];
+}
+
+export const SEED_NOTES = [
+  'Welcome! Add a note and watch the resource list change.',
+  '<b>Not bold.</b> <img src=x onerror="alert(1)"> Resource text is shown as text, never as HTML.',
+];

@@ -1,0 +1,12 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+import { mcpDemoServer } from './server/demoPlugin';
+
+export default defineConfig(({ mode }) => ({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  plugins: [react(), mcpDemoServer()],
+  // `--mode frozen` (the browser tests): no HMR and no file watching, so edits elsewhere in the
+  // repository cannot reload or hot-swap the library under a running test.
+  server: mode === 'frozen' ? { hmr: false, watch: null } : {},
+}));

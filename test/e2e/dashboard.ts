@@ -1,0 +1,110 @@
+/**
+ * Reading the playground page the way a person does, by its data-testids. Every wait polls a
+ * condition with a deadline; nothing here sleeps for a fixed time.
+ */
+import type { Locator, Page } from 'playwright-core';
+import type { DemoState } from '../../playground/shared/demo';
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const POLL_MS = 50;
+
+/** Polls `probe` until `accept` holds; fails with the last value seen, so a failure explains itself. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      last = await probe();
+      if (accept(last)) return last;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const seen = lastError === undefined ? JSON.stringify(last) : String(lastError);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+export class Dashboard {
+  constructor(
+    readonly page: Page,
+    readonly baseUrl: string,
+  ) {}
+
+  byId(testId: string): Locator {
+    return this.page.getByTestId(testId);
+  }
+
+  async panelText(panel: string): Promise<string> {
+    return (await this.byId(panel).getByTestId('content').textContent()) ?? '';
+  }
+
+  async panelError(panel: string): Promise<string | undefined> {
+    const error = this.byId(panel).getByTestId('error');
+    return (await error.count()) === 0 ? undefined : ((await error.textContent()) ?? '');
+  }
+
+  async panelIdle(panel: string): Promise<void> {
+    await until(
+      `${panel} to finish reading`,
+      () => this.byId(panel).getAttribute('data-fetching'),
+      (value) => value === 'false',
+    );
+  }
+
+  status(): Promise<string | null> {
+    return this.byId('status-badge').getAttribute('data-status');
+  }
+
+  streamState(): Promise<string | null> {
+    return this.byId('stream').getAttribute('data-state');
+  }
+
+  /** A per-URI count from the "reads vs notifications" card; 0 before the URI shows up. */
+  async uriCount(uri: string, column: 'reads' | 'notifications' | 'read-errors'): Promise<number> {
+    const cell = this.page.locator(
+      `[data-testid="uri-counters"][data-uri="${uri}"] [data-testid="${column}"]`,
+    );
+    return (await cell.count()) === 0 ? 0 : Number(await cell.textContent());
+  }
+
+  async number(testId: string): Promise<number> {
+    return Number(await this.byId(testId).textContent());
+  }
+
+  diagnosticsCell(uri: string, cell: 'refs' | 'acknowledged' | 'last-error'): Locator {
+    return this.page.locator(`[data-testid="diag-row"][data-uri="${uri}"] [data-testid="${cell}"]`);
+  }
+
+  async logHas(type: string, text: string): Promise<boolean> {
+    return (
+      (await this.page
+        .locator(`[data-testid="log-entry"][data-type="${type}"]`)
+        .filter({ hasText: text })
+        .count()) > 0
+    );
+  }
+
+  /** The demo server's control API, called directly (the page's buttons call the same). */
+  async control<T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const response = await fetch(new URL(path, this.baseUrl), {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
+    return (await response.json()) as T;
+  }
+
+  serverState(): Promise<DemoState> {
+    return this.control<DemoState>('GET', '/demo/state');
+  }
+}

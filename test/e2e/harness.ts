@@ -1,0 +1,136 @@
+/**
+ * Starts what a developer starts: `vite playground` as its own process, and a real Chromium.
+ * A child process rather than `createServer()` in this one: the demo plugin stays off under
+ * Vitest (its timers must not run in unit tests), and this is the exact command of the script.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const VITE_BIN = fileURLToPath(new URL('../../node_modules/vite/bin/vite.js', import.meta.url));
+const HOST = '127.0.0.1';
+const START_TIMEOUT_MS = 30_000;
+
+/** What the shared notes list for Chromium on this machine (no sandbox, no GPU, no updates). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+}
+
+export interface Playground {
+  /** e.g. http://127.0.0.1:41234/ */
+  url: string;
+  /** Everything the dev server printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** The environment of a developer's shell, not of a test worker. */
+function devEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('VITEST') || key === 'TEST') delete env[key];
+  }
+  if (env.NODE_ENV === 'test') delete env.NODE_ENV;
+  return env;
+}
+
+// ANSI colour codes, in case the dev server thinks it has a terminal.
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function startOnce(port: number): Promise<Playground> {
+  const child = spawn(
+    process.execPath,
+    [
+      VITE_BIN,
+      'playground',
+      ...['--port', String(port), '--strictPort', '--host', HOST],
+      // The default loader warns at length about extensionless imports in the config's graph.
+      ...['--configLoader', 'runner'],
+      // No HMR: someone editing src/ meanwhile must not swap the library under a running test.
+      ...['--mode', 'frozen'],
+    ],
+    { cwd: ROOT, env: devEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const append = (chunk: Buffer) => {
+    output += chunk.toString('utf8').replace(ANSI, '');
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const done = exited(child);
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await done;
+    clearTimeout(timer);
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => finish(new Error('the dev server did not print its URL')),
+      START_TIMEOUT_MS,
+    );
+    const check = () => {
+      const match = /Local:\s+(http:\/\/\S+)/.exec(output);
+      if (match?.[1]) finish(undefined, match[1]);
+    };
+    const onExit = () => finish(new Error(`the dev server exited (${child.exitCode})`));
+    function finish(error: Error | undefined, value?: string) {
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      child.off('exit', onExit);
+      if (value) resolve(value);
+      else reject(new Error(`${error?.message}:\n${output}`));
+    }
+    child.stdout?.on('data', check);
+    child.once('exit', onExit);
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { url, output: () => output, stop };
+}
+
+export async function startPlayground(): Promise<Playground> {
+  try {
+    return await startOnce(await freePort());
+  } catch (error) {
+    // Another process may have taken the port between probing and listening: try once more.
+    if (!String(error).includes('already in use')) throw error;
+    return startOnce(await freePort());
+  }
+}

@@ -79,6 +79,13 @@ export class Connection {
   #owned: Client | undefined;
   #restoreOnclose: (() => void) | undefined;
   readonly #retry = new RetryTimer();
+  /**
+   * Backoff position. Unlike the displayed `attempt` it survives a connection
+   * that came up and died soon after, so a server that accepts and then
+   * drops every session is retried ever more slowly, not hammered.
+   */
+  #backoffAttempt = 0;
+  #readyAt = 0;
   #waiters = new Set<() => void>();
   #started = false;
 
@@ -117,6 +124,7 @@ export class Connection {
     if (phase === 'closed') return;
     this.#retry.cancel();
     this.#endGeneration(true);
+    this.#backoffAttempt = 0;
     this.state.update({ phase: 'reconnecting', attempt: 0, nextRetryAt: undefined });
     void this.#connect();
   }
@@ -190,12 +198,11 @@ export class Connection {
   }
 
   /**
-   * Close what this generation owns and tell the hooks it is over. When we
-   * end it on purpose (dispose, reconnect()) a 2025 session is also ended on
-   * the server, so it does not keep our subscriptions after we are gone; a
-   * session already lost is not worth a request.
+   * Close what this generation owns and tell the hooks it is over. Unless the
+   * server already forgot it, a 2025 session is also ended on the server
+   * (DELETE), so it does not keep our subscriptions after we are gone.
    */
-  #endGeneration(intentional: boolean): void {
+  #endGeneration(endSession: boolean): void {
     const { generation } = this.state.get();
     this.state.update({ generation: generation + 1, client: undefined });
     this.#hooks.lost(generation);
@@ -206,7 +213,7 @@ export class Connection {
     if (!owned) return;
     const transport = owned.transport as { terminateSession?: () => Promise<void> } | undefined;
     const ending =
-      intentional && owned.getProtocolEra() === 'legacy' && transport?.terminateSession
+      endSession && owned.getProtocolEra() === 'legacy' && transport?.terminateSession
         ? transport.terminateSession().catch(() => {})
         : Promise.resolve();
     void ending.then(() => owned.close()).catch(() => {});
@@ -243,13 +250,14 @@ export class Connection {
       const previous = client.onclose;
       const onclose = () => {
         previous?.();
-        if (current()) this.#lost('the transport closed');
+        if (current()) this.#lost('the transport closed', false);
       };
       client.onclose = onclose;
       this.#restoreOnclose = () => {
         if (client.onclose === onclose) client.onclose = previous;
       };
       const era = client.getProtocolEra();
+      this.#readyAt = Date.now();
       this.#set({
         phase: 'ready',
         client,
@@ -283,12 +291,14 @@ export class Connection {
             if (!current()) return;
             this.#hooks.legacyStream(generation, state);
             if (state === 'closed' && this.state.get().phase === 'ready') {
-              this.#lost('the SSE stream ended');
+              // The session may well be alive (a proxy cut the stream): end it,
+              // or it keeps our subscriptions and receives for nobody.
+              this.#lost('the SSE stream ended', true);
             }
           },
           sessionLost: () => {
             if (current() && this.state.get().phase === 'ready') {
-              this.#lost('the server no longer knows the session');
+              this.#lost('the server no longer knows the session', false);
             }
           },
         },
@@ -306,10 +316,11 @@ export class Connection {
     });
   }
 
-  #lost(reason: string): void {
+  #lost(reason: string, sessionMayLive: boolean): void {
+    if (Date.now() - this.#readyAt >= this.#options.backoff.maxDelayMs) this.#backoffAttempt = 0;
     const source = this.#options.source;
     const reconnects = this.state.get().reconnects;
-    this.#endGeneration(false);
+    this.#endGeneration(sessionMayLive);
     if ('client' in source) {
       this.#set({
         phase: 'error',
@@ -327,7 +338,8 @@ export class Connection {
 
   #scheduleRetry(error: Error): void {
     const { attempt } = this.state.get();
-    const delay = backoffDelay(attempt, this.#options.backoff, this.#options.random);
+    const delay = backoffDelay(this.#backoffAttempt, this.#options.backoff, this.#options.random);
+    this.#backoffAttempt += 1;
     const offline = this.#retry.schedule(delay, () => {
       this.state.update({ nextRetryAt: undefined });
       void this.#connect();
@@ -335,7 +347,7 @@ export class Connection {
     this.#set({
       phase: 'reconnecting',
       error,
-      attempt: attempt + 1,
+      attempt: Math.max(attempt + 1, this.#backoffAttempt),
       // Offline: no time is set; the attempt runs when the network returns.
       nextRetryAt: offline ? undefined : Date.now() + delay,
     });

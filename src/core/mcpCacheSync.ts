@@ -361,10 +361,7 @@ export class McpCacheSync implements QueryRunner {
 
   async #read(uri: unknown, key: QueryKey, signal: AbortSignal): Promise<ReadResourceResult> {
     if (!isValidUri(uri)) throw invalidUriError(uri);
-    const client = await this.#connection.whenReady(signal);
-    await this.#waitForCoverage({ uri }, signal);
-    // Cancelled while waiting (unmounted, StrictMode): no read starts, none is reported.
-    signal.throwIfAborted();
+    const client = await this.#readyAfter({ uri }, signal);
     const previous = this.#diagnostics.previousReadMarkers(uri);
     this.#coordinator.readStarted(key, this.#coverage.uris.has(uri));
     this.#diagnostics.readStarted(uri);
@@ -401,10 +398,8 @@ export class McpCacheSync implements QueryRunner {
   }
 
   async #list(kind: ListKind, key: QueryKey, signal: AbortSignal): Promise<unknown[]> {
-    const client = await this.#connection.whenReady(signal);
     const notified = notifiedBy[kind];
-    await this.#waitForCoverage({ list: notified }, signal);
-    signal.throwIfAborted();
+    const client = await this.#readyAfter({ list: notified }, signal);
     this.#coordinator.readStarted(key, this.#coverage.lists.has(notified));
     this.#events.emit(() => ({ type: 'list', list: kind, phase: 'start', at: Date.now() }));
     try {
@@ -449,6 +444,26 @@ export class McpCacheSync implements QueryRunner {
         'this read was made under an authorisation context that is no longer current',
       );
     }
+  }
+
+  /**
+   * The client to read with, once any coverage being set up for the target
+   * is acknowledged. If the connection was replaced meanwhile (lost and
+   * re-established), the read goes to the new one, never to a closed client.
+   */
+  async #readyAfter(
+    target: { uri: string } | { list: NotifiedList },
+    signal: AbortSignal,
+  ): Promise<Client> {
+    const client = await this.#connection.whenReady(signal);
+    await this.#waitForCoverage(target, signal);
+    // Cancelled while waiting (unmounted, StrictMode): no read starts, none is reported.
+    signal.throwIfAborted();
+    if (this.#connection.state.get().client === client) return client;
+    // Lost meanwhile: read on the next connection without waiting again (a
+    // server whose streams keep dying must still be readable); coverage, if
+    // it ever comes, re-reads anyway.
+    return this.#connection.whenReady(signal);
   }
 
   /**
@@ -531,6 +546,7 @@ export class McpCacheSync implements QueryRunner {
             {
               capabilities,
               requestTimeoutMs: this.#requestTimeoutMs,
+              backoff: { ...defaultBackoff, ...this.#options.reconnect },
               history: {
                 reopenCount: state.reconnects,
                 lastCloseReason: state.lastLoss === undefined ? undefined : 'remote',
@@ -664,9 +680,10 @@ export class McpCacheSync implements QueryRunner {
   }
 
   /**
-   * The list changed: re-read the cached resources whose entry changed or
-   * disappeared, and nothing else. With no earlier list to compare against,
-   * only disappearance is certain.
+   * The list changed: re-read the cached resources whose entry changed,
+   * disappeared, or appeared (a cached read of a URI that was not listed is
+   * at best a not-found error), and nothing else. With no earlier list to
+   * compare against, only disappearance is certain.
    */
   #listUpdated(data: unknown): void {
     if (!Array.isArray(data) || data === this.#listData) return;
@@ -675,7 +692,9 @@ export class McpCacheSync implements QueryRunner {
     const previous = this.#listFingerprint;
     this.#listFingerprint = next;
     const affected = previous
-      ? (({ changed, removed }) => [...changed, ...removed])(diffLists(previous, next))
+      ? (({ changed, removed, added }) => [...changed, ...removed, ...added])(
+          diffLists(previous, next),
+        )
       : this.#cachedResourceUris().filter((uri) => !next.has(uri));
     for (const uri of affected) this.#coordinator.signal(this.keys.resource(uri));
   }

@@ -15,14 +15,44 @@ type Fetch = typeof fetch;
  * SSE stream opens and ends, whether the server has one at all, and a session
  * the server forgot (restart). These are the signals that notifications can
  * no longer arrive, which is when subscriptions must be rebuilt.
+ *
+ * It also ends the HTTP request of a call the client gave up on: on a 2025
+ * connection the SDK only sends `notifications/cancelled` after a timeout and
+ * leaves the request open, and a few hung reads would use up the browser's
+ * ~6 connections per host.
  */
 export function observedFetch(observer: FetchObserver, base?: Fetch): Fetch {
+  const open = new Map<string | number, AbortController>();
   return async (input, init) => {
     const method = (
       init?.method ?? (input instanceof Request ? input.method : 'GET')
     ).toUpperCase();
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
-    const response = await (base ?? globalThis.fetch)(input, init);
+    const message = method === 'POST' ? parseMessage(init?.body) : undefined;
+    const cancelled =
+      message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+    if (cancelled !== undefined) open.get(cancelled)?.abort();
+
+    let id: string | number | undefined;
+    let request = init;
+    if (message?.id !== undefined && message.method !== undefined) {
+      id = message.id;
+      const controller = new AbortController();
+      open.set(id, controller);
+      const signals = init?.signal ? [init.signal, controller.signal] : [controller.signal];
+      request = { ...init, signal: AbortSignal.any(signals) };
+    }
+    const forget = () => {
+      if (id !== undefined) open.delete(id);
+    };
+    let response: Response;
+    try {
+      response = await (base ?? globalThis.fetch)(input, request);
+    } catch (error) {
+      forget();
+      throw error;
+    }
+
     const isStandaloneStream =
       method === 'GET' && (headers.get('accept') ?? '').includes('text/event-stream');
     if (isStandaloneStream) {
@@ -30,19 +60,43 @@ export function observedFetch(observer: FetchObserver, base?: Fetch): Fetch {
         observer.stream('unsupported');
       } else if (response.ok && response.body) {
         observer.stream('open');
-        return new Response(
-          watchEnd(response.body, () => observer.stream('closed')),
-          {
-            status: response.status,
-            statusText: response.statusText,
-            headers: response.headers,
-          },
-        );
+        return rewrap(response, () => observer.stream('closed'));
       }
     }
     if (response.status === 404 && headers.has('mcp-session-id')) observer.sessionLost();
-    return response;
+    if (id === undefined || !response.body) {
+      forget();
+      return response;
+    }
+    // A streamed answer stays cancellable until its body ends.
+    return rewrap(response, forget);
   };
+}
+
+interface Message {
+  id?: string | number;
+  method?: string;
+  params?: { requestId?: string | number };
+}
+
+function parseMessage(body: unknown): Message | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Message)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function rewrap(response: Response, onEnd: () => void): Response {
+  return new Response(watchEnd(response.body as ReadableStream<Uint8Array>, onEnd), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** The same bytes, plus a call when the stream ends, errors or is cancelled. */

@@ -1,4 +1,5 @@
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
+import { type BackoffOptions, backoffDelay } from './backoff';
 import {
   type ChangeChannel,
   type ChannelDesire,
@@ -15,6 +16,8 @@ export type LegacyStreamState = 'unknown' | 'opening' | 'open' | 'unsupported' |
 export interface SubscribeChannelOptions {
   capabilities: ServerCapabilities | undefined;
   requestTimeoutMs: number;
+  /** Backoff for subscribe requests that failed without an answer (timeouts, network). */
+  backoff: BackoffOptions;
   /** Reopen count and last close reason carried over from earlier connections. */
   history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
   now?: () => number;
@@ -38,6 +41,8 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #canSubscribe: boolean;
   readonly #phases = new Map<string, Phase>();
   readonly #declined = new Map<string, string>();
+  /** Failed subscribes waiting to be sent again: uri → attempts so far and timer. */
+  readonly #retries = new Map<string, { attempt: number; timer?: ReturnType<typeof setTimeout> }>();
   #wanted = new Set<string>();
   #wantedLists: ReadonlySet<NotifiedList> = new Set();
   #stream: LegacyStreamState;
@@ -73,7 +78,10 @@ export class SubscribeChannel implements ChangeChannel {
       for (const uri of new Set([...this.#wanted, ...this.#phases.keys()])) this.#step(uri);
       // A URI let go forgets why it was declined: asking again later is fair.
       for (const uri of this.#declined.keys()) {
-        if (!this.#wanted.has(uri)) this.#declined.delete(uri);
+        if (this.#wanted.has(uri)) continue;
+        this.#declined.delete(uri);
+        clearTimeout(this.#retries.get(uri)?.timer);
+        this.#retries.delete(uri);
       }
     }
     this.#events.declined(new Map(this.#declined));
@@ -105,6 +113,8 @@ export class SubscribeChannel implements ChangeChannel {
     // The session is going away with its subscriptions; unsubscribing from a
     // dead session would only produce errors.
     this.#disposed = true;
+    for (const retry of this.#retries.values()) clearTimeout(retry.timer);
+    this.#retries.clear();
   }
 
   #streamDelivers(): boolean {
@@ -132,18 +142,21 @@ export class SubscribeChannel implements ChangeChannel {
         () => {
           if (this.#disposed) return;
           this.#phases.set(uri, 'subscribed');
+          this.#retries.delete(uri);
         },
         (error: unknown) => {
           if (this.#disposed) return;
           this.#phases.set(uri, 'idle');
           // The server answered "no" (unknown resource, method not found…):
-          // asking again would get the same answer. Anything else (a timeout,
-          // a dropped session) is the connection's to recover.
-          const reason =
-            rpcCode(error) === undefined
-              ? `subscribe failed: ${errorMessage(error)}`
-              : `the server refused: ${errorMessage(error)}`;
-          this.#declined.set(uri, reason);
+          // asking again would get the same answer. No answer at all (a
+          // timeout, the network) says nothing about the server's will: ask
+          // again with backoff, and show it as declined meanwhile.
+          if (rpcCode(error) !== undefined) {
+            this.#declined.set(uri, `the server refused: ${errorMessage(error)}`);
+          } else {
+            this.#declined.set(uri, `subscribe failed: ${errorMessage(error)}; retrying`);
+            this.#scheduleRetry(uri);
+          }
           this.#events.declined(new Map(this.#declined));
         },
       )
@@ -152,6 +165,20 @@ export class SubscribeChannel implements ChangeChannel {
         this.#publishCoverage();
         this.#step(uri);
       });
+  }
+
+  #scheduleRetry(uri: string): void {
+    const retry = this.#retries.get(uri) ?? { attempt: 0 };
+    const delay = backoffDelay(retry.attempt, this.#options.backoff);
+    retry.attempt += 1;
+    retry.timer = setTimeout(() => {
+      retry.timer = undefined;
+      if (this.#disposed) return;
+      this.#declined.delete(uri);
+      this.#events.declined(new Map(this.#declined));
+      this.#step(uri);
+    }, delay);
+    this.#retries.set(uri, retry);
   }
 
   #unsubscribe(uri: string): void {

@@ -19,7 +19,10 @@ export {
   type ReadOutcome,
   type ResourceAnnotations,
   ResourceStore,
+  type StoredPrompt,
   type StoredResource,
+  type StoredTemplate,
+  type StoredTool,
 } from './resourceStore';
 export type {
   EndpointCounters,
@@ -47,3 +50,4 @@ export function startServer(kind: ServerKind, options?: StartServerOptions): Pro
 
 /** The bare endpoint for a kind, for mounting on a server you own (Vite middleware, express). */
 export { createEndpoint } from './endpoints';
+export * from './tamperProxy';

@@ -1,0 +1,289 @@
+import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
+import { type BackoffOptions, backoffDelay } from '../core/backoff';
+import type { RedisEventBusClient } from './client';
+import { decode, encode } from './envelope';
+import { type RedisEventBusError, Reporter } from './errors';
+import { Fanout, type Listener } from './fanout';
+import { StreamReader } from './streamReader';
+import type { StreamEntry } from './streamReply';
+import { StreamWriter } from './streamWriter';
+
+export interface RedisEventBusOptions {
+  /**
+   * A node-redis client. Events are written with it (it may connect later: events wait until it
+   * is ready), and it is `duplicate()`d once for the bus's reading connection. `close()` leaves
+   * it open: it is yours.
+   */
+  redis: RedisEventBusClient;
+  /** Key of the Redis stream every instance shares (one per deployment). */
+  channel?: string;
+  /** Problems that do not stop the bus; floods of one kind are thinned out (see `stats()`). */
+  onerror?: (error: RedisEventBusError) => void;
+  /** Entries Redis keeps for instances catching up after a disconnect (trimmed approximately). */
+  retain?: number;
+  /** Events held while Redis cannot take them; beyond that the oldest is dropped. */
+  maxQueued?: number;
+  /** Largest event accepted, in characters of its JSON form. */
+  maxEventSize?: number;
+  /** Backoff of the reading connection's reconnects and of publish retries (ms). */
+  reconnect?: Partial<BackoffOptions>;
+}
+
+export interface RedisEventBusStats {
+  /** Events accepted by `publish()`. */
+  published: number;
+  /** Events Redis confirmed writing. */
+  sent: number;
+  /** Valid events read from Redis that other instances published. */
+  received: number;
+  /** Events handed to this process's listeners: its own (at once) plus `received`. */
+  delivered: number;
+  /** Entries on the stream that were not valid events (dropped). */
+  malformed: number;
+  /** `publish()` calls refused: invalid or oversized event, or the bus was closed. */
+  rejected: number;
+  /** Writes that failed; every one was queued again. */
+  failedPublishes: number;
+  /** Events that had to wait because Redis could not take them when published. */
+  deferred: number;
+  /** Events waiting to be written right now. */
+  queued: number;
+  /** Waiting duplicates merged into one (an invalidation said twice says no more). */
+  coalesced: number;
+  /** Waiting events dropped because the queue was full. */
+  dropped: number;
+  /** Listener calls that threw. */
+  listenerErrors: number;
+  /** Times the reading connection came back after a drop. */
+  reconnects: number;
+  /** Reconnects after which entries this instance never read had been trimmed. */
+  gaps: number;
+  /** Events in those gaps: published elsewhere, never delivered here. */
+  lost: number;
+  /** Local listeners (open listen streams on this process). */
+  listeners: number;
+  /** The reading connection is up and positioned. */
+  connected: boolean;
+}
+
+export interface RedisEventBus extends ServerEventBus {
+  /** This bus's origin id on the stream (its own entries are not delivered twice). */
+  readonly id: string;
+  /** Resolves once the reading connection is positioned: events published after it reach this process. */
+  ready(): Promise<void>;
+  stats(): RedisEventBusStats;
+  /** Writes what it can, ends the reading connection and drops the listeners. Idempotent. */
+  close(): Promise<void>;
+}
+
+const defaults = {
+  channel: 'mcp:events',
+  retain: 10_000,
+  maxQueued: 1_000,
+  maxEventSize: 64 * 1024,
+  backoff: { initialDelayMs: 100, maxDelayMs: 5_000 },
+};
+/** Entries per XREAD: large enough to drain a burst in a few round trips. */
+const READ_BATCH = 256;
+/** Full jitter can draw ~0: never reconnect in a hot loop. */
+const MIN_RECONNECT_MS = 10;
+/** Bound of one blocking read; a socket timeout shorter than that would cut every idle read. */
+const BLOCK_MS = 5_000;
+
+/**
+ * A `ServerEventBus` over one Redis stream shared by every instance of a deployment.
+ *
+ * Local first: an event reaches this process's listeners synchronously inside `publish()`,
+ * like the SDK's in-memory bus, and this process skips its own entries when they come back
+ * from Redis. So an instance keeps serving its own listen streams while Redis is down, and
+ * the Redis round trip is paid only by the instances that need it.
+ *
+ * A stream rather than pub/sub: pub/sub delivers only to subscribers connected at that moment,
+ * so every reconnect of a subscriber (and the flush of events queued during an outage, which
+ * can race the other instances' resubscription) silently loses events. A stream read from our
+ * own last position loses nothing across a reconnect, within `retain` entries.
+ */
+class RedisStreamEventBus implements RedisEventBus {
+  // Web Crypto's global (Node >= 19): this entry then needs no Node type declarations.
+  readonly id = globalThis.crypto.randomUUID();
+  readonly #maxEventSize: number;
+  readonly #reporter: Reporter;
+  readonly #fanout = new Fanout();
+  readonly #writer: StreamWriter;
+  readonly #reader: StreamReader;
+  readonly #ready: Promise<void>;
+  #resolveReady: () => void = () => {};
+  #rejectReady: (error: Error) => void = () => {};
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  readonly #counts = {
+    published: 0,
+    received: 0,
+    delivered: 0,
+    malformed: 0,
+    rejected: 0,
+    listenerErrors: 0,
+    reconnects: 0,
+    gaps: 0,
+    lost: 0,
+  };
+
+  constructor(options: RedisEventBusOptions) {
+    const key = options.channel ?? defaults.channel;
+    const backoff = { ...defaults.backoff, ...options.reconnect };
+    this.#maxEventSize = options.maxEventSize ?? defaults.maxEventSize;
+    this.#reporter = new Reporter(options.onerror);
+    this.#ready = new Promise<void>((resolve, reject) => {
+      this.#resolveReady = resolve;
+      this.#rejectReady = reject;
+    });
+    // Nobody has to ask for readiness; an unobserved rejection on close must not crash anyone.
+    this.#ready.catch(() => {});
+
+    this.#writer = new StreamWriter(
+      options.redis,
+      {
+        key,
+        retain: Math.max(1, Math.floor(options.retain ?? defaults.retain)),
+        maxQueued: Math.max(1, Math.floor(options.maxQueued ?? defaults.maxQueued)),
+        backoff,
+      },
+      this.#reporter,
+    );
+
+    const socket = options.redis.options?.socket ?? {};
+    const socketTimeout = (socket as { socketTimeout?: unknown }).socketTimeout;
+    const blockMs =
+      typeof socketTimeout === 'number' && socketTimeout > 0
+        ? Math.max(1, Math.min(BLOCK_MS, Math.floor(socketTimeout / 2)))
+        : BLOCK_MS;
+    const connection = options.redis.duplicate({
+      name: 'mcp-event-bus',
+      socket: {
+        ...socket,
+        // Never give up: a bus that stopped reading would be the silent staleness it exists to
+        // prevent. Full jitter spreads a fleet's reconnects after a Redis restart.
+        reconnectStrategy: (retries: number) =>
+          Math.max(MIN_RECONNECT_MS, backoffDelay(retries, backoff)),
+      },
+    });
+    this.#reader = new StreamReader(
+      connection,
+      { key, blockMs, batch: READ_BATCH, backoff },
+      {
+        positioned: () => this.#resolveReady(),
+        entries: (entries) => this.#receive(entries),
+        disconnected: (error) =>
+          this.#reporter.report(
+            'disconnected',
+            'Redis reading connection lost; reconnecting, events published meanwhile are read after it',
+            error,
+          ),
+        reconnected: () => {
+          this.#counts.reconnects += 1;
+        },
+        gap: (lastId, count) => {
+          this.#counts.gaps += 1;
+          this.#counts.lost += count;
+          this.#reporter.report(
+            'gap',
+            `${count} event(s) after ${lastId} were trimmed before this instance read them (raise \`retain\`)`,
+          );
+        },
+        failed: (error) =>
+          this.#reporter.report('reader', 'reading the event stream failed', error),
+      },
+    );
+    this.#reader.start();
+  }
+
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  subscribe(listener: Listener): () => void {
+    if (this.#closed) return () => {};
+    return this.#fanout.subscribe(listener);
+  }
+
+  publish(event: ServerEvent): void {
+    if (this.#closed) {
+      this.#counts.rejected += 1;
+      this.#reporter.report('rejected', 'publish() after close(): event not delivered');
+      return;
+    }
+    const encoded = encode(this.id, event, this.#maxEventSize);
+    if (!encoded.ok) {
+      this.#counts.rejected += 1;
+      this.#reporter.report('rejected', `publish() refused an event: ${encoded.reason}`);
+      return;
+    }
+    this.#counts.published += 1;
+    // Written before the local delivery: a listener that publishes in reaction must not get
+    // its event onto the stream ahead of the cause.
+    this.#writer.write(encoded.payload);
+    this.#deliver(encoded.event);
+  }
+
+  stats(): RedisEventBusStats {
+    return {
+      ...this.#counts,
+      ...this.#writer.counts,
+      queued: this.#writer.queued,
+      listeners: this.#fanout.size,
+      connected: this.#reader.connected,
+    };
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closed = true;
+    this.#rejectReady(new Error('RedisEventBus closed before it was ready'));
+    const unsent = await this.#writer.close();
+    if (unsent > 0) {
+      this.#reporter.report('unsent', `${unsent} event(s) were never written to Redis`);
+    }
+    await this.#reader.stop();
+    this.#fanout.clear();
+  }
+
+  #deliver(event: ServerEvent): void {
+    this.#counts.delivered += 1;
+    this.#fanout.deliver(event, (error) => {
+      this.#counts.listenerErrors += 1;
+      this.#reporter.report('listener', 'a bus listener threw', error);
+    });
+  }
+
+  #receive(entries: StreamEntry[]): void {
+    for (const entry of entries) {
+      if (this.#closed) return;
+      const decoded =
+        entry.payload === undefined
+          ? ({ ok: false, reason: 'no "m" field' } as const)
+          : decode(entry.payload, this.#maxEventSize);
+      if (!decoded.ok) {
+        this.#counts.malformed += 1;
+        this.#reporter.report('malformed', `dropped stream entry ${entry.id}: ${decoded.reason}`);
+        continue;
+      }
+      // Already delivered here when it was published.
+      if (decoded.origin === this.id) continue;
+      this.#counts.received += 1;
+      this.#deliver(decoded.event);
+    }
+  }
+}
+
+/**
+ * A `ServerEventBus` for `createMcpHandler({ bus })` that every instance of a deployment
+ * shares through Redis, so a `subscriptions/listen` stream on one instance hears about changes
+ * published on any other. Give each instance its own bus (one per process) on the same channel.
+ */
+export function createRedisEventBus(options: RedisEventBusOptions): RedisEventBus {
+  return new RedisStreamEventBus(options);
+}

@@ -1,0 +1,235 @@
+import { type BackoffOptions, backoffDelay } from '../core/backoff';
+import type { RedisEventBusConnection } from './client';
+import {
+  compareIds,
+  type StreamEntry,
+  type StreamInfo,
+  streamInfo,
+  xreadEntries,
+} from './streamReply';
+
+export interface StreamReaderEvents {
+  /** Positioned at the end of the stream: everything written from now on will be read. */
+  positioned(): void;
+  entries(entries: StreamEntry[]): void;
+  /** The connection dropped (once per outage). */
+  disconnected(error: unknown): void;
+  /** The connection is back; reading resumes after the last entry read. */
+  reconnected(): void;
+  /** `count` entries written after `lastId` were trimmed before they could be read. */
+  gap(lastId: string, count: number): void;
+  /** A command failed while connected; retried with backoff. */
+  failed(error: unknown): void;
+}
+
+export interface StreamReaderOptions {
+  key: string;
+  blockMs: number;
+  batch: number;
+  backoff: BackoffOptions;
+}
+
+/**
+ * Tails one Redis stream on a dedicated connection: `XREAD BLOCK` from the id of the last entry
+ * read. Because the position is ours rather than the server's, a dropped connection loses
+ * nothing: after reconnecting, the next read returns every entry written meanwhile, as far as
+ * the stream still holds them; what it no longer holds is counted and reported.
+ */
+export class StreamReader {
+  readonly #connection: RedisEventBusConnection;
+  readonly #options: StreamReaderOptions;
+  readonly #events: StreamReaderEvents;
+  #run: Promise<void> | undefined;
+  #stopped = false;
+  #everReady = false;
+  #down = false;
+  #resumed = false;
+  #positioned = false;
+  /** Last entry read (the stream's end right after positioning). */
+  #lastId = '0-0';
+  /**
+   * The stream's `entries-added` as of `#lastId`: with it a reconnect can tell how many entries
+   * written since were trimmed unread. Undefined where Redis (< 7.0) does not say.
+   */
+  #accounted: number | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    connection: RedisEventBusConnection,
+    options: StreamReaderOptions,
+    events: StreamReaderEvents,
+  ) {
+    this.#connection = connection;
+    this.#options = options;
+    this.#events = events;
+    connection.on('ready', () => this.#onReady());
+    // Without an 'error' listener node-redis would throw from its emitter and take the
+    // process down on the first dropped socket.
+    connection.on('error', (error) => this.#onError(error));
+  }
+
+  get connected(): boolean {
+    return this.#positioned && !this.#stopped && this.#connection.isReady;
+  }
+
+  start(): void {
+    this.#run ??= this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return this.#run;
+    this.#stopped = true;
+    this.#wakeUp();
+    try {
+      // Rejects the blocked XREAD (or an endless connect attempt) at once.
+      this.#connection.destroy();
+    } catch {
+      // Already closed.
+    }
+    await this.#run;
+  }
+
+  #onReady(): void {
+    if (this.#everReady) {
+      this.#resumed = true;
+      this.#events.reconnected();
+    }
+    this.#everReady = true;
+    this.#down = false;
+    this.#wakeUp();
+  }
+
+  #onError(error: unknown): void {
+    if (this.#stopped || this.#down) return;
+    this.#down = true;
+    this.#events.disconnected(error);
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** Until the next 'ready' (or stop): a command sent meanwhile would only sit in node-redis' offline queue. */
+  #untilReady(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#wake = resolve;
+    });
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve();
+      }, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  async #loop(): Promise<void> {
+    try {
+      await this.#connection.connect();
+    } catch (error) {
+      if (!this.#stopped) this.#events.failed(error);
+      return;
+    }
+    let failures = 0;
+    while (!this.#stopped) {
+      if (!this.#connection.isReady) {
+        await this.#untilReady();
+        continue;
+      }
+      try {
+        if (!this.#positioned) {
+          await this.#position();
+          this.#positioned = true;
+          this.#events.positioned();
+        }
+        if (this.#resumed) {
+          this.#resumed = false;
+          await this.#checkGap();
+        }
+        const entries = xreadEntries(await this.#read());
+        failures = 0;
+        const last = entries.at(-1);
+        if (last === undefined || this.#stopped) continue;
+        this.#lastId = last.id;
+        if (this.#accounted !== undefined) this.#accounted += entries.length;
+        this.#events.entries(entries);
+      } catch (error) {
+        if (this.#stopped) break;
+        // A dropped connection: the loop waits for 'ready' and resumes from #lastId.
+        if (!this.#connection.isReady) continue;
+        this.#events.failed(error);
+        await this.#sleep(backoffDelay(failures++, this.#options.backoff));
+      }
+    }
+  }
+
+  #read(): Promise<unknown> {
+    const { key, batch, blockMs } = this.#options;
+    return this.#connection.sendCommand([
+      'XREAD',
+      'COUNT',
+      String(batch),
+      'BLOCK',
+      String(blockMs),
+      'STREAMS',
+      key,
+      this.#lastId,
+    ]);
+  }
+
+  async #info(): Promise<StreamInfo | undefined> {
+    try {
+      return streamInfo(await this.#connection.sendCommand(['XINFO', 'STREAM', this.#options.key]));
+    } catch (error) {
+      // No such key: an empty stream. Anything else (a lost connection) is for the loop.
+      if (/no such key/i.test(String(error))) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * At the stream's end, so entries from before this process started are not replayed to its
+   * listeners. An explicit id rather than `$`: `$` is re-evaluated by every read, so after a
+   * BLOCK timeout it would skip whatever was written between two reads.
+   */
+  async #position(): Promise<void> {
+    const info = await this.#info();
+    this.#lastId = info?.lastGeneratedId ?? '0-0';
+    this.#accounted = info === undefined ? 0 : info.entriesAdded;
+  }
+
+  /**
+   * Trimming drops the oldest entries first. Once even the oldest entry left is past the last
+   * one read, every entry left is unread, and entries added minus entries accounted for minus
+   * entries left is how many were trimmed unread. Checked before the first read after a
+   * reconnect, the only time this reader falls behind for long.
+   */
+  async #checkGap(): Promise<void> {
+    const info = await this.#info();
+    if (info === undefined) {
+      // Gone altogether (a Redis restart without persistence, a DEL): whatever comes is new.
+      if (this.#accounted !== undefined) this.#accounted = 0;
+      return;
+    }
+    const { entriesAdded, length, firstId } = info;
+    if (this.#accounted === undefined || entriesAdded === undefined) return;
+    if (firstId !== undefined && compareIds(firstId, this.#lastId) <= 0) return;
+    if (entriesAdded < this.#accounted) {
+      // Recreated since: its earlier history is unknowable; count from here on.
+      this.#accounted = entriesAdded - length;
+      return;
+    }
+    const lost = entriesAdded - this.#accounted - length;
+    if (lost <= 0) return;
+    this.#accounted += lost;
+    this.#events.gap(this.#lastId, lost);
+  }
+}

@@ -1,0 +1,148 @@
+import { type BackoffOptions, backoffDelay } from '../core/backoff';
+import type { RedisEventBusClient } from './client';
+import type { Reporter } from './errors';
+import { Outbox } from './outbox';
+
+export interface StreamWriterOptions {
+  key: string;
+  /** Approximate `MAXLEN` kept on every write. */
+  retain: number;
+  maxQueued: number;
+  backoff: BackoffOptions;
+}
+
+export interface WriterCounts {
+  sent: number;
+  failedPublishes: number;
+  deferred: number;
+  coalesced: number;
+  dropped: number;
+}
+
+/**
+ * Appends events to the stream with the caller's client. While that client is not ready, or
+ * Redis refuses writes, events wait in a bounded outbox and go out on the client's next
+ * 'ready' (or a backoff retry). Nothing is handed to node-redis' own offline queue, which is
+ * unbounded and silent.
+ */
+export class StreamWriter {
+  readonly #redis: RedisEventBusClient;
+  readonly #options: StreamWriterOptions;
+  readonly #reporter: Reporter;
+  readonly #outbox: Outbox;
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly counts: WriterCounts = {
+    sent: 0,
+    failedPublishes: 0,
+    deferred: 0,
+    coalesced: 0,
+    dropped: 0,
+  };
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #retryAttempt = 0;
+  #outage = false;
+  #closed = false;
+
+  constructor(redis: RedisEventBusClient, options: StreamWriterOptions, reporter: Reporter) {
+    this.#redis = redis;
+    this.#options = options;
+    this.#reporter = reporter;
+    this.#outbox = new Outbox(options.maxQueued);
+    redis.on('ready', this.#onReady);
+  }
+
+  get queued(): number {
+    return this.#outbox.size;
+  }
+
+  write(payload: string): void {
+    if (!this.#redis.isReady || this.#outbox.size > 0) {
+      this.counts.deferred += 1;
+      this.#enterOutage('Redis cannot take events now; they are queued until it can');
+    }
+    this.#enqueue(payload);
+    this.#flush();
+  }
+
+  /** One last attempt, then waits for every write's answer. Resolves with the events never written. */
+  async close(): Promise<number> {
+    this.#closed = true;
+    this.#redis.off('ready', this.#onReady);
+    this.#cancelRetry();
+    this.#flush();
+    await Promise.allSettled([...this.#inFlight]);
+    return this.#outbox.drain().length;
+  }
+
+  readonly #onReady = (): void => {
+    this.#retryAttempt = 0;
+    this.#cancelRetry();
+    this.#flush();
+  };
+
+  #enqueue(payload: string): void {
+    const result = this.#outbox.add(payload);
+    if (result === 'coalesced') this.counts.coalesced += 1;
+    if (result === 'overflow') {
+      this.counts.dropped += 1;
+      this.#reporter.report('overflow', 'event queue full: the oldest waiting event was dropped');
+    }
+  }
+
+  #enterOutage(message: string, cause?: unknown): void {
+    if (this.#outage) return;
+    this.#outage = true;
+    this.#reporter.report('unavailable', message, cause);
+  }
+
+  /**
+   * Sends everything waiting, if Redis can take it. While a retry is pending, new events only
+   * join the queue: resending the whole queue on every publish would hammer a server that is
+   * refusing writes.
+   */
+  #flush(): void {
+    if (this.#retryTimer !== undefined || this.#outbox.size === 0 || !this.#redis.isReady) return;
+    for (const payload of this.#outbox.drain()) this.#send(payload);
+  }
+
+  #send(payload: string): void {
+    const { key, retain } = this.#options;
+    const write = this.#redis
+      .sendCommand(['XADD', key, 'MAXLEN', '~', String(retain), '*', 'm', payload])
+      .then(
+        () => {
+          this.counts.sent += 1;
+          this.#retryAttempt = 0;
+          if (this.#outbox.size === 0) this.#outage = false;
+        },
+        (error: unknown) => {
+          // Possibly written anyway (only the reply was lost): a duplicate invalidation is
+          // harmless, a lost one is not.
+          this.counts.failedPublishes += 1;
+          this.#reporter.report('publish-failed', 'writing an event to Redis failed', error);
+          this.#enterOutage('Redis refused or lost a write; events are queued and retried', error);
+          this.#enqueue(payload);
+          if (!this.#closed) this.#scheduleRetry();
+        },
+      );
+    this.#inFlight.add(write);
+    void write.finally(() => this.#inFlight.delete(write));
+  }
+
+  /** For writes refused while connected (OOM, a READONLY replica): no 'ready' event would retry them. */
+  #scheduleRetry(): void {
+    if (this.#retryTimer !== undefined) return;
+    const delay = backoffDelay(this.#retryAttempt++, this.#options.backoff);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#flush();
+    }, delay);
+    // A forgotten bus must not keep a process alive on its own account.
+    (this.#retryTimer as { unref?: () => void }).unref?.();
+  }
+
+  #cancelRetry(): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+  }
+}

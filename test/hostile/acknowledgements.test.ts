@@ -1,0 +1,348 @@
+/**
+ * A server whose acknowledgements cannot be trusted: it claims URIs nobody asked for, honours
+ * only some of what was asked, says it twice, or never says it at all. Only what was both
+ * requested and acknowledged may count as pushed; everything else falls back to TTL freshness,
+ * and waiting for an acknowledgement is always bounded.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { text } from '../support/eras';
+import { eventually, settled, sleep } from '../support/wait';
+import {
+  ACK,
+  type Hostile,
+  honouring,
+  isNotification,
+  requestedUris,
+  staleNow,
+  startHostile,
+  URI,
+  updated,
+} from './harness';
+
+const B = 'note://b';
+const LISTEN = 'subscriptions/listen';
+const SUBSCRIBE = 'resources/subscribe';
+
+const subscribeOf = (exchange: { method: string | undefined; params: unknown }, uri: string) =>
+  exchange.method === SUBSCRIBE && (exchange.params as { uri?: unknown } | undefined)?.uri === uri;
+
+let h: Hostile | undefined;
+
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('acknowledgements from a hostile 2026-07-28 server', () => {
+  it('URIs and lists acknowledged without being requested are not treated as covered', async () => {
+    h = await startHostile(
+      'modern',
+      {},
+      {
+        rewrite: (message, exchange) =>
+          isNotification(message, ACK)
+            ? honouring(message, [...requestedUris(exchange), 'evil://x', 'other://y'], {
+                toolsListChanged: true,
+                promptsListChanged: true,
+              })
+            : undefined,
+      },
+    );
+    h.server.store.upsert(text('evil://x', 'evil'));
+    const view = h.mount(URI);
+    await h.acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+
+    const diagnostics = h.sync.getDiagnostics();
+    for (const uri of ['evil://x', 'other://y']) {
+      expect(diagnostics.resources.find((r) => r.uri === uri)?.acknowledged ?? false).toBe(false);
+    }
+    expect(diagnostics.lists).toMatchObject({ resources: true, tools: false, prompts: false });
+
+    // A notification for a URI the ack smuggled in is still one nobody subscribed.
+    h.proxy.inject(updated('evil://x'));
+    await eventually(() => expect(h?.sync.getDiagnostics().counters.unmatched).toBe(1));
+    await settled(() => h?.server.store.reads());
+    expect(h.server.store.reads('evil://x')).toBe(0);
+    expect(h.server.store.reads('other://y')).toBe(0);
+  });
+
+  it('an acknowledgement whose filter is malformed covers nothing and breaks nothing', async () => {
+    h = await startHostile(
+      'modern',
+      {},
+      {
+        rewrite: (message) =>
+          isNotification(message, ACK)
+            ? {
+                ...message,
+                params: {
+                  ...(message.params as object),
+                  notifications: { resourceSubscriptions: URI, resourcesListChanged: 'yes' },
+                },
+              }
+            : undefined,
+      },
+    );
+    const view = h.mount(URI);
+    await eventually(() => expect(h?.resource(URI)?.declined).toBeDefined());
+    await eventually(() => expect(view.text()).toBe('v1'));
+    expect(h.resource(URI)?.acknowledged).toBe(false);
+    expect(h.sync.getDiagnostics().lists.resources).toBe(false);
+    expect(h.sync.getState().status).toBe('ready');
+    // Not pushed, so not fresh: the data follows its TTL (none here).
+    expect(staleNow(view)).toBe(true);
+  });
+
+  it('URIs left out of the acknowledgement are reported declined and follow their TTL', async () => {
+    h = await startHostile(
+      'modern',
+      {},
+      {
+        rewrite: (message, exchange) =>
+          isNotification(message, ACK)
+            ? honouring(
+                message,
+                requestedUris(exchange).filter((uri) => uri !== B),
+              )
+            : undefined,
+      },
+    );
+    h.server.store.upsert(text(B, 'b1', { ttlMs: 600 }));
+    const a = h.mount(URI);
+    const b = h.mount(B);
+    await h.acknowledged(URI);
+    await eventually(() => expect(h?.resource(B)?.declined).toContain('not in the acknowledged'));
+    await eventually(() => expect([a.text(), b.text()]).toEqual(['v1', 'b1']));
+    expect(h.resource(B)?.acknowledged).toBe(false);
+    expect(h.server.store.reads(B)).toBe(1);
+
+    // Pushed data is fresh until notified even with ttlMs 0; declined data only for its TTL.
+    expect(staleNow(a)).toBe(false);
+    expect(staleNow(b)).toBe(false);
+    const readAt = b.result().dataUpdatedAt;
+    await sleep(Math.max(0, readAt + 600 - Date.now()) + 100);
+    expect(staleNow(b)).toBe(true);
+    expect(staleNow(a)).toBe(false);
+  });
+
+  it('duplicate acknowledgements, late ones and ones for unknown streams are harmless', async () => {
+    h = await startHostile(
+      'modern',
+      {},
+      { rewrite: (message) => (isNotification(message, ACK) ? [message, message] : undefined) },
+    );
+    const view = h.mount(URI);
+    await h.acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    // A late ack on the live stream that now honours nothing, and one for a stream never opened.
+    h.proxy.inject({
+      jsonrpc: '2.0',
+      method: ACK,
+      params: { notifications: { resourceSubscriptions: [] } },
+    });
+    h.proxy.inject(
+      {
+        jsonrpc: '2.0',
+        method: ACK,
+        params: {
+          notifications: { resourceSubscriptions: [URI] },
+          _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen:999' },
+        },
+      },
+      { stamp: false },
+    );
+    await settled(() => h?.sync.getDiagnostics().counters);
+    expect(h.resource(URI)?.acknowledged).toBe(true);
+    expect(h.server.store.reads(URI)).toBe(1);
+    expect(h.proxy.stats(LISTEN).requests).toBe(1);
+
+    h.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+    await settled(() => h?.server.store.reads());
+    expect(h.server.store.reads(URI)).toBe(2);
+  });
+
+  it('a server that never acknowledges: bounded waits, backoff between attempts, reads go ahead', async () => {
+    const ackTimeoutMs = 200;
+    const reconnect = { initialDelayMs: 200, maxDelayMs: 800 };
+    h = await startHostile(
+      'modern',
+      { ackTimeoutMs, reconnect },
+      { rewrite: (message) => (isNotification(message, ACK) ? null : undefined) },
+    );
+    const started = Date.now();
+    const view = h.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    // The read waits for the acknowledgement at most ackTimeoutMs, then reads anyway.
+    expect(Date.now() - started).toBeLessThan(ackTimeoutMs + 700);
+
+    const windowStart = Date.now();
+    const windowMs = 2500;
+    let maxAttempt = 0;
+    let maxOpenStreams = 0;
+    let retryScheduled = false;
+    const statuses = new Set<string>();
+    while (Date.now() - windowStart < windowMs) {
+      const state = h.sync.getState();
+      const stream = h.sync.getDiagnostics().stream;
+      statuses.add(`${state.status}/${stream.state}`);
+      maxAttempt = Math.max(maxAttempt, state.attempt, stream.attempt);
+      maxOpenStreams = Math.max(maxOpenStreams, h.proxy.openStreams());
+      if (stream.nextRetryAt !== undefined) {
+        retryScheduled = true;
+        expect(stream.nextRetryAt - Date.now()).toBeLessThanOrEqual(reconnect.maxDelayMs);
+        expect(state.nextRetryAt).toBe(stream.nextRetryAt);
+      }
+      expect(h.resource(URI)?.acknowledged).toBe(false);
+      await sleep(20);
+    }
+    const listens = h.proxy.stats(LISTEN).times.filter((at) => at >= windowStart).length;
+    // Each attempt waits out the ack timeout, then a jittered, growing delay: never a hot loop.
+    expect(listens).toBeGreaterThanOrEqual(2);
+    expect(listens).toBeLessThanOrEqual(Math.ceil(windowMs / ackTimeoutMs) + 1);
+    expect(maxAttempt).toBeGreaterThanOrEqual(2);
+    expect(retryScheduled).toBe(true);
+    expect(statuses.has('reconnecting/reopening')).toBe(true);
+    expect(h.sync.getDiagnostics().stream.lastError).toMatch(/ack/i);
+    // Abandoned attempts are closed: no pile of half-open listen streams.
+    expect(maxOpenStreams).toBeLessThanOrEqual(1);
+    expect(view.text()).toBe('v1');
+    expect(view.result().fetchStatus).toBe('idle');
+
+    // The server comes to its senses: the next attempt is acknowledged and the stream is open.
+    h.proxy.setRules(undefined);
+    await h.acknowledged(URI);
+    await eventually(() =>
+      expect(h?.sync.getState()).toMatchObject({ status: 'ready', attempt: 0 }),
+    );
+    h.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+  });
+
+  it('a server that stops acknowledging keeps the old stream, and new URIs are read within the ack timeout', async () => {
+    const ackTimeoutMs = 300;
+    let acks = 0;
+    h = await startHostile(
+      'modern',
+      { ackTimeoutMs, reconnect: { initialDelayMs: 200, maxDelayMs: 800 } },
+      {
+        rewrite: (message) => {
+          if (!isNotification(message, ACK)) return undefined;
+          acks += 1;
+          return acks === 1 ? message : null;
+        },
+      },
+    );
+    h.server.store.upsert(text(B, 'b1'));
+    const a = h.mount(URI);
+    await h.acknowledged(URI);
+    await eventually(() => expect(a.text()).toBe('v1'));
+
+    const started = Date.now();
+    const b = h.mount(B);
+    await eventually(() => expect(b.text()).toBe('b1'));
+    expect(Date.now() - started).toBeLessThan(ackTimeoutMs + 700);
+    await sleep(800);
+    expect(h.resource(B)?.acknowledged).toBe(false);
+    // Make-before-break: the acknowledged stream is kept while its replacement fails.
+    expect(h.resource(URI)?.acknowledged).toBe(true);
+    h.server.setText(URI, 'v2');
+    await eventually(() => expect(a.text()).toBe('v2'));
+  });
+});
+
+describe('subscribe answers from a hostile 2025 server', () => {
+  it('a refused subscription is reported declined, is not retried in a loop, and follows its TTL', async () => {
+    h = await startHostile(
+      'legacy-v2',
+      {},
+      {
+        rewrite: (message, exchange) =>
+          subscribeOf(exchange, B) && 'result' in message
+            ? { jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'not for you' } }
+            : undefined,
+      },
+    );
+    h.server.store.upsert(text(B, 'b1'));
+    const a = h.mount(URI);
+    const b = h.mount(B);
+    await h.acknowledged(URI);
+    await eventually(() => expect(h?.resource(B)?.declined).toContain('not for you'));
+    await eventually(() => expect([a.text(), b.text()]).toEqual(['v1', 'b1']));
+    await settled(() => h?.proxy.stats(SUBSCRIBE).requests);
+    expect(h.proxy.stats(SUBSCRIBE).requests).toBe(2);
+    expect(h.resource(B)?.acknowledged).toBe(false);
+    // 2025 results carry no ttlMs: not pushed means stale at once.
+    expect(staleNow(b)).toBe(true);
+    expect(staleNow(a)).toBe(false);
+  });
+
+  it('duplicate answers to a subscribe are harmless', async () => {
+    h = await startHostile(
+      'legacy-v2',
+      {},
+      {
+        rewrite: (message, exchange) =>
+          exchange.method === SUBSCRIBE && 'result' in message ? [message, message] : undefined,
+      },
+    );
+    const view = h.mount(URI);
+    await h.acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    h.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+    await settled(() => h?.server.store.reads());
+    expect(h.server.store.reads(URI)).toBe(2);
+    expect(h.proxy.stats(SUBSCRIBE).requests).toBe(1);
+  });
+
+  it('a subscribe never answered: the read waits at most the ack timeout, and the URI is reported', async () => {
+    const ackTimeoutMs = 300;
+    h = await startHostile(
+      'legacy-v2',
+      { ackTimeoutMs, requestTimeoutMs: 500 },
+      { hold: (exchange) => (exchange.method === SUBSCRIBE ? 'hang' : undefined) },
+    );
+    const started = Date.now();
+    const view = h.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    expect(Date.now() - started).toBeLessThan(ackTimeoutMs + 700);
+    await eventually(() => expect(h?.resource(URI)?.declined).toMatch(/subscribe failed/));
+    expect(h.resource(URI)?.acknowledged).toBe(false);
+    await sleep(500);
+    // Unanswered subscribes are asked again, but one at a time: each waits out its timeout
+    // (500 ms) before the next, so the count is bounded by the elapsed time, never a storm.
+    const elapsed = Date.now() - started;
+    expect(h.proxy.stats(SUBSCRIBE).requests).toBeLessThanOrEqual(1 + Math.ceil(elapsed / 500));
+    expect(h.sync.getState().status).toBe('ready');
+  });
+
+  // Guards a fixed bug: a subscribe that timed out is declined for the rest of the session. SubscribeChannel
+  // #subscribe files every failure under #declined (reason "subscribe failed: …") and #step never
+  // subscribes a declined URI again; the comment there expects the connection to recover from
+  // timeouts, but a timeout does not end the session, so nothing ever does. The URI silently
+  // stays unpushed (TTL freshness) although the server is fine again. The 2026 era retries a
+  // listen that was not acknowledged in time, with backoff.
+  it('a subscribe that timed out once is tried again once the server answers', async () => {
+    let hung = 0;
+    h = await startHostile(
+      'legacy-v2',
+      { ackTimeoutMs: 200, requestTimeoutMs: 300 },
+      {
+        hold: (exchange) => {
+          if (exchange.method !== SUBSCRIBE || hung > 0) return undefined;
+          hung += 1;
+          return 'hang';
+        },
+      },
+    );
+    const view = h.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    await eventually(() => expect(h?.resource(URI)?.declined).toMatch(/subscribe failed/));
+    // A timeout is not an answer: the server never said no, and it answers now.
+    await h.acknowledged(URI, 2000);
+    h.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+  });
+});

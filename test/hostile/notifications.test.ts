@@ -1,0 +1,158 @@
+/**
+ * A server that sends notifications nobody can use: broken shapes, unknown methods, URIs of
+ * absurd size, URIs spelled differently from the subscription, the same update twice. None of it
+ * may crash anything, cause a read, or grow memory; all of it must be visible in diagnostics.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually, settled } from '../support/wait';
+import {
+  HOSTILE_KINDS,
+  type Hostile,
+  isNotification,
+  startHostile,
+  UPDATED,
+  URI,
+  updated,
+} from './harness';
+
+const MB = 1024 * 1024;
+// Far below the 1 MB inputs: whatever the diagnostics keep must be a cut-down copy.
+const DIAGNOSTICS_BUDGET = 64 * 1024;
+
+describe.each(HOSTILE_KINDS)('hostile notifications from the $kind server', ({ kind }) => {
+  let h: Hostile | undefined;
+
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  /** Connected, `URI` shown, acknowledged and read once; returns the read count to compare to. */
+  async function ready(options?: Parameters<typeof startHostile>[1]) {
+    h = await startHostile(kind, options);
+    const view = h.mount(URI);
+    await h.acknowledged(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    await settled(() => h?.server.store.reads());
+    return { hostile: h, view, reads: h.server.store.reads() };
+  }
+
+  it('malformed notifications and unknown methods are ignored, counted, bounded and cause no read', async () => {
+    const { hostile, view, reads } = await ready();
+    const hugeUri = `config://${'x'.repeat(MB)}`;
+    const hugeMethod = `notifications/${'m'.repeat(MB)}`;
+    const malformed = [
+      { jsonrpc: '2.0', method: UPDATED },
+      { jsonrpc: '2.0', method: UPDATED, params: {} },
+      updated(42),
+      updated(''),
+      updated(null),
+      updated({ href: URI }),
+      updated([URI]),
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/resources/everything_changed',
+        params: { uri: URI },
+      },
+      { jsonrpc: '2.0', method: hugeMethod },
+    ];
+    expect(hostile.proxy.inject([...malformed, updated(hugeUri)])).toBe(1);
+
+    await eventually(() =>
+      expect(hostile.sync.getDiagnostics().counters.malformed).toBe(malformed.length),
+    );
+    await settled(() => hostile.sync.getDiagnostics().counters);
+    const diagnostics = hostile.sync.getDiagnostics();
+    expect(diagnostics.counters.malformed).toBe(malformed.length);
+    expect(diagnostics.counters.updated).toBe(0);
+    // Delivered in order, so the last malformed one is the 1 MB method, kept only as a prefix.
+    expect(diagnostics.lastMalformed?.reason).toBe('unknown method');
+    expect(diagnostics.lastMalformed?.method.startsWith('notifications/mmm')).toBe(true);
+    expect(diagnostics.lastMalformed?.method.length).toBeLessThanOrEqual(1024);
+    // A 1 MB string is a URI nobody subscribed: unmatched, and cut before it is stored.
+    expect(diagnostics.counters.unmatched).toBe(1);
+    expect(diagnostics.unmatched).toHaveLength(1);
+    expect(diagnostics.unmatched[0]?.uri.startsWith('config://xxx')).toBe(true);
+    expect(diagnostics.unmatched[0]?.uri.length).toBeLessThanOrEqual(1024);
+    expect(JSON.stringify(diagnostics).length).toBeLessThan(DIAGNOSTICS_BUDGET);
+    expect(hostile.server.store.reads()).toBe(reads);
+
+    // The stream survived it all: a real change still arrives and is read once.
+    hostile.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+    await settled(() => hostile.server.store.reads());
+    expect(hostile.server.store.reads()).toBe(reads + 1);
+  });
+
+  it('frames that are not JSON-RPC at all do not break the stream', async () => {
+    const { hostile, view, reads } = await ready();
+    hostile.proxy.inject([
+      'this is not json',
+      '{"truncated": ',
+      '[]',
+      '{"jsonrpc":"2.0","id":987654,"result":{}}',
+      '{"jsonrpc":"2.0","id":987655,"error":{"code":-1,"message":"for nobody"}}',
+      '{"jsonrpc":"2.0","id":"x","method":"sampling/createMessage","params":{}}',
+    ]);
+    await settled(() => hostile.sync.getDiagnostics().counters);
+    expect(hostile.server.store.reads()).toBe(reads);
+    expect(hostile.sync.getState().status).toBe('ready');
+
+    hostile.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+    expect(hostile.server.store.reads()).toBe(reads + 1);
+  });
+
+  it('updates for URIs never subscribed cause no read, are listed with counts, and near misses are named', async () => {
+    const { hostile, reads } = await ready();
+    // A real server filters what it sends per subscription; this one does not.
+    hostile.proxy.inject([
+      updated('CONFIG://app'),
+      updated('CONFIG://app'),
+      updated(`${URI}/`),
+      updated('other://x'),
+      updated('other://x'),
+      updated('other://x'),
+    ]);
+    await eventually(() => expect(hostile.sync.getDiagnostics().counters.unmatched).toBe(6));
+    await settled(() => hostile.server.store.reads());
+    expect(hostile.server.store.reads()).toBe(reads);
+
+    const diagnostics = hostile.sync.getDiagnostics();
+    const entry = (uri: string) => diagnostics.unmatched.find((u) => u.uri === uri);
+    expect(entry('CONFIG://app')).toMatchObject({ count: 2, nearest: URI });
+    expect(entry(`${URI}/`)).toMatchObject({ count: 1, nearest: URI });
+    expect(entry('other://x')).toMatchObject({ count: 3, nearest: undefined });
+    expect(hostile.resource(URI)?.notifications).toBe(0);
+
+    const check = diagnostics.checks.find((c) => c.id === 'uri-match');
+    expect(check?.ok).toBe(false);
+    expect(check?.detail).toContain(`server sent "CONFIG://app", you subscribed "${URI}"`);
+  });
+
+  it('many distinct unmatched URIs keep the unmatched list bounded', async () => {
+    const { hostile, reads } = await ready();
+    const uris = Array.from({ length: 500 }, (_, i) => `junk://${i}/${'y'.repeat(2000)}`);
+    hostile.proxy.inject(uris.map(updated));
+    await eventually(() => expect(hostile.sync.getDiagnostics().counters.unmatched).toBe(500));
+    const diagnostics = hostile.sync.getDiagnostics();
+    expect(diagnostics.unmatched.length).toBeLessThanOrEqual(100);
+    // The most recent ones are the ones worth showing.
+    expect(diagnostics.unmatched[0]?.uri.startsWith('junk://499/')).toBe(true);
+    expect(JSON.stringify(diagnostics).length).toBeLessThan(DIAGNOSTICS_BUDGET);
+    expect(hostile.server.store.reads()).toBe(reads);
+  });
+
+  it('the same update twice in one chunk costs at most one extra read', async () => {
+    const { hostile, view, reads } = await ready();
+    hostile.proxy.setRules({
+      rewrite: (message) => (isNotification(message, UPDATED) ? [message, message] : undefined),
+    });
+    hostile.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+    await settled(() => hostile.server.store.reads());
+    expect(hostile.server.store.reads() - reads).toBeGreaterThanOrEqual(1);
+    expect(hostile.server.store.reads() - reads).toBeLessThanOrEqual(2);
+    expect(hostile.resource(URI)?.notifications).toBe(2);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * A server that accepts the notification stream and hangs up on it at once, over and over: the
+ * listen stream right after its acknowledgement, the 2025 session's SSE stream right after it
+ * opened. Re-establishing is right (rule 6), but with a backoff that keeps growing while the
+ * streams keep dying young; otherwise every client hammers the server with full reconnects, and
+ * each one re-reads everything it shows.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually, sleep } from '../support/wait';
+import { type Hostile, startHostile, URI } from './harness';
+
+const LISTEN = 'subscriptions/listen';
+const RECONNECT = { initialDelayMs: 100, maxDelayMs: 400 };
+const WINDOW_MS = 2000;
+// Full jitter makes single delays as short as 0, so the bound is on the trend, not on one gap:
+// with a growing backoff the delays average ~200 ms after the first few (≈10 in the window); a
+// backoff that restarts after every short-lived stream averages 50 ms (≈40).
+const MAX_REOPENS_IN_WINDOW = 20;
+
+let h: Hostile | undefined;
+
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** Samples state while the server keeps hanging up; returns what a storm would show. */
+async function watch(hostile: Hostile, requestMethod: string) {
+  const windowStart = Date.now();
+  let maxAttempt = 0;
+  while (Date.now() - windowStart < WINDOW_MS) {
+    const state = hostile.sync.getState();
+    maxAttempt = Math.max(maxAttempt, state.attempt, hostile.sync.getDiagnostics().stream.attempt);
+    await sleep(10);
+  }
+  const requests = hostile.proxy.stats(requestMethod).times.filter((at) => at >= windowStart);
+  return { maxAttempt, reopens: requests.length };
+}
+
+describe('a 2026-07-28 server that hangs up right after every acknowledgement', () => {
+  it('re-listens with a growing backoff, and each reopen costs at most one read', async () => {
+    h = await startHostile(
+      'modern',
+      { reconnect: RECONNECT },
+      { endStream: (exchange) => (exchange.method === LISTEN ? 1 : undefined) },
+    );
+    const view = h.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    const readsBefore = h.server.store.reads(URI);
+    const { maxAttempt, reopens } = await watch(h, LISTEN);
+    expect(reopens).toBeGreaterThanOrEqual(2);
+    expect(reopens).toBeLessThanOrEqual(MAX_REOPENS_IN_WINDOW);
+    // The attempt count is not reset by a stream that lived only a moment.
+    expect(maxAttempt).toBeGreaterThanOrEqual(3);
+    expect(h.sync.getDiagnostics().stream.reopenCount).toBeGreaterThanOrEqual(reopens - 1);
+    expect(h.server.store.reads(URI) - readsBefore).toBeLessThanOrEqual(reopens + 1);
+    expect(view.text()).toBe('v1');
+  });
+});
+
+describe('a 2025 server that cuts the SSE stream right after it opens', () => {
+  // Guards a fixed bug: the backoff restarts on every reconnect, so a server that accepts the session and then
+  // cuts its SSE stream is reconnected to at the initial delay forever (attempt never passes 1).
+  // Connection #connect sets `attempt: 0` as soon as the session is ready, before the SSE stream
+  // has shown it lives; #lost then schedules with attempt 0 again. Each cycle is a full session
+  // (discover, initialize, GET, subscribe) plus a re-read of everything shown. The 2026 era's
+  // ListenChannel keeps its attempt count for streams that die young (< maxDelayMs).
+  it('reconnects with a growing backoff, not at the initial delay forever', async () => {
+    h = await startHostile(
+      'legacy-v2',
+      { reconnect: RECONNECT },
+      { endStream: (exchange) => (exchange.httpMethod === 'GET' ? 0 : undefined) },
+    );
+    h.mount(URI);
+    const { maxAttempt, reopens } = await watch(h, 'initialize');
+    expect(reopens).toBeGreaterThanOrEqual(2);
+    expect(maxAttempt).toBeGreaterThanOrEqual(3);
+    expect(reopens).toBeLessThanOrEqual(MAX_REOPENS_IN_WINDOW);
+  });
+
+  // Guards a fixed bug: the content is never shown, although every read the server gets is answered. A read
+  // takes the client of the connection that is ready now (McpCacheSync #read → whenReady), then
+  // waits for the subscription to be covered; when that connection is lost meanwhile, the read
+  // goes on with the closed client and fails with "Not connected". Its retries meet the same
+  // fate, and once they are spent nothing reads again: the URI never becomes covered, so no
+  // re-read on coverage. The read should follow the connection (take the new client after the
+  // wait, or fail as retryable and wait for the next ready).
+  it('still shows the content, which reads serve fine', async () => {
+    h = await startHostile(
+      'legacy-v2',
+      { reconnect: RECONNECT },
+      { endStream: (exchange) => (exchange.httpMethod === 'GET' ? 0 : undefined) },
+    );
+    const view = h.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'), { timeout: 2000 });
+  });
+});

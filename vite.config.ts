@@ -4,7 +4,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   plugins: [react()],
   build: {
-    lib: { entry: 'src/index.ts', formats: ['es'], fileName: 'index' },
+    lib: {
+      entry: { index: 'src/index.ts', server: 'src/server/index.ts' },
+      formats: ['es'],
+      fileName: (_format, name) => `${name}.js`,
+    },
     sourcemap: true,
     minify: false,
     rolldownOptions: {
@@ -14,6 +18,9 @@ export default defineConfig({
         '@tanstack/react-query',
         '@tanstack/query-core',
         /^@modelcontextprotocol\//,
+        'redis',
+        /^@redis\//,
+        /^node:/,
       ],
     },
   },

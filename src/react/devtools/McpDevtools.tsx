@@ -12,6 +12,8 @@ export interface McpDevtoolsProps {
 // A separate chunk: apps that never render the devtools never load the panel.
 const DevtoolsPanel = lazy(() => import('./DevtoolsPanel'));
 
+// Written as `process.env.NODE_ENV` so the app's bundler replaces it and drops the panel.
+declare const process: { env?: { NODE_ENV?: string } } | undefined;
 const isProduction = () => typeof process !== 'undefined' && process.env?.NODE_ENV === 'production';
 
 /** A floating panel with the connection, stream, subscriptions, diagnostics and event log. */

@@ -1,0 +1,391 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { ServerEvent } from '@modelcontextprotocol/server';
+import {
+  createClient,
+  RESP_TYPES,
+  type RedisClientOptions,
+  type RedisFunctions,
+  type RedisModules,
+  type RedisScripts,
+  type RespVersions,
+} from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createRedisEventBus,
+  type RedisEventBus,
+  type RedisEventBusError,
+  type RedisEventBusOptions,
+} from '../../src/server';
+import { eventually, settled, sleep } from '../support/wait';
+import {
+  busConnectionIds,
+  killBusConnections,
+  REDIS_SERVER,
+  RedisServer,
+  SKIP_REASON,
+} from './redisServer';
+
+if (!REDIS_SERVER) console.warn(`[test/scale] ${SKIP_REASON}`);
+
+type ClientExtras = Omit<
+  RedisClientOptions<RedisModules, RedisFunctions, RedisScripts, RespVersions>,
+  'url' | 'socket'
+>;
+
+const updated = (uri: string): ServerEvent => ({ kind: 'resource_updated', uri });
+const fast = { initialDelayMs: 20, maxDelayMs: 200 };
+
+describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () => {
+  let redis: RedisServer;
+  let admin: Awaited<ReturnType<RedisServer['client']>>;
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    admin = await redis.client();
+  });
+
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  afterAll(async () => {
+    admin?.destroy();
+    await redis?.stop();
+  });
+
+  async function connectClient(extra: ClientExtras = {}) {
+    const client = createClient({ url: redis.url, socket: { reconnectStrategy: 20 }, ...extra });
+    // node-redis throws from its emitter without an 'error' listener; the outages are on purpose.
+    client.on('error', () => {});
+    await client.connect();
+    cleanups.push(() => client.destroy());
+    return client;
+  }
+
+  /** One "process": its own client and bus, with everything it hears recorded. */
+  async function instance(channel: string, options: Partial<RedisEventBusOptions> = {}) {
+    const client = options.redis ?? (await connectClient());
+    const errors: RedisEventBusError[] = [];
+    const bus = createRedisEventBus({
+      redis: client,
+      channel,
+      reconnect: fast,
+      onerror: (error) => errors.push(error),
+      ...options,
+    });
+    cleanups.push(() => bus.close());
+    await bus.ready();
+    const heard: ServerEvent[] = [];
+    bus.subscribe((event) => heard.push(event));
+    const uris = () => heard.map((event) => (event.kind === 'resource_updated' ? event.uri : '*'));
+    const codes = () => errors.map((error) => error.code);
+    return { client, bus, heard, uris, errors, codes };
+  }
+
+  const newChannel = () => `test:${randomUUID()}`;
+
+  it('an event published on one instance reaches every instance once, in publish order', async () => {
+    const channel = newChannel();
+    const a = await instance(channel);
+    const b = await instance(channel);
+    const sent = Array.from({ length: 50 }, (_, i) => `note://${i}`);
+    for (const uri of sent) a.bus.publish(updated(uri));
+
+    // Local listeners hear it inside publish(), before any Redis round trip.
+    expect(a.uris()).toEqual(sent);
+    await eventually(() => expect(b.uris()).toEqual(sent));
+    await eventually(() => expect(a.bus.stats().sent).toBe(50));
+    // A's own entries came back from Redis too and were skipped, not delivered twice.
+    await sleep(50);
+    expect(a.uris()).toHaveLength(50);
+    expect(a.bus.stats()).toMatchObject({ published: 50, delivered: 50, received: 0 });
+    expect(b.bus.stats()).toMatchObject({
+      published: 0,
+      received: 50,
+      delivered: 50,
+      malformed: 0,
+    });
+  });
+
+  it('crossing to another instance costs about one Redis round trip; local delivery costs none', async () => {
+    const channel = newChannel();
+    const a = await instance(channel);
+    const b = await instance(channel);
+    const hops: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const arrived = new Promise<number>((resolve) => {
+        const off = b.bus.subscribe(() => {
+          off();
+          resolve(performance.now());
+        });
+      });
+      const start = performance.now();
+      a.bus.publish(updated(`hop://${i}`));
+      expect(a.uris().at(-1)).toBe(`hop://${i}`);
+      hops.push((await arrived) - start);
+    }
+    hops.sort((x, y) => x - y);
+    const p50 = hops[25] as number;
+    console.log(
+      `[redis bus] publish on A -> listener on B: p50 ${p50.toFixed(2)}ms, p95 ${(hops[47] as number).toFixed(2)}ms (local listeners: synchronous)`,
+    );
+    expect(p50).toBeLessThan(50);
+  });
+
+  it('every event kind and its forwarded params survive the trip', async () => {
+    const channel = newChannel();
+    const a = await instance(channel);
+    const b = await instance(channel);
+    const events: ServerEvent[] = [
+      { kind: 'resources_list_changed' },
+      { kind: 'tools_list_changed' },
+      { kind: 'prompts_list_changed', params: { _meta: { trace: 'abc' } } },
+      { kind: 'resource_updated', uri: 'config://app', params: { _meta: { 'x/y': 1 } } },
+    ];
+    for (const event of events) a.bus.publish(event);
+    await eventually(() => expect(b.heard).toEqual(events));
+  });
+
+  it.each([
+    ['RESP2', { RESP: 2 }],
+    ['Buffer-mapping', { commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } }],
+  ] as const)('works the same over a %s client, gap accounting included', async (_, extra) => {
+    const channel = newChannel();
+    const a = await instance(channel, { redis: await connectClient(extra) });
+    const b = await instance(channel, { redis: await connectClient(extra) });
+    a.bus.publish(updated('x://1'));
+    await eventually(() => expect(b.uris()).toEqual(['x://1']));
+
+    const ids = await busConnectionIds(admin);
+    await Promise.all([
+      ...ids.map((id) => admin.sendCommand(['CLIENT', 'KILL', 'ID', id])),
+      admin.sendCommand(['XADD', channel, '*', 'm', 'lost']),
+      admin.sendCommand(['XTRIM', channel, 'MAXLEN', '0']),
+    ]);
+    a.bus.publish(updated('x://2'));
+    await eventually(() => expect(b.uris()).toEqual(['x://1', 'x://2']));
+    expect(b.bus.stats()).toMatchObject({ gaps: 1, lost: 1, malformed: 0, reconnects: 1 });
+  });
+
+  it('a listener that publishes from inside itself does not hear that event; others do', async () => {
+    const channel = newChannel();
+    const a = await instance(channel);
+    const b = await instance(channel);
+    const publisherHeard: string[] = [];
+    a.bus.subscribe((event) => {
+      if (event.kind !== 'resource_updated') return;
+      publisherHeard.push(event.uri);
+      if (event.uri === 'cause://1') a.bus.publish(updated('effect://1'));
+    });
+    a.bus.publish(updated('cause://1'));
+    expect(publisherHeard).toEqual(['cause://1']);
+    expect(a.uris()).toEqual(['cause://1', 'effect://1']);
+    await eventually(() => expect(b.uris()).toEqual(['cause://1', 'effect://1']));
+  });
+
+  it('a throwing listener is counted and reported; the other listeners still get the event', async () => {
+    const a = await instance(newChannel());
+    a.bus.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    a.bus.publish(updated('x://1'));
+    a.bus.publish(updated('x://2'));
+    expect(a.uris()).toEqual(['x://1', 'x://2']);
+    expect(a.bus.stats().listenerErrors).toBe(2);
+    expect(a.codes()).toEqual(['listener', 'listener']);
+  });
+
+  it('malformed entries on the stream are counted and dropped; valid ones keep flowing', async () => {
+    const channel = newChannel();
+    const b = await instance(channel, { maxEventSize: 1024 });
+    const a = await instance(channel);
+    const envelope = (event: unknown) => JSON.stringify({ v: 1, origin: 'someone', event });
+    const hostile: string[][] = [
+      ['m', 'not json {'],
+      ['m', '[1,2,3]'],
+      ['m', JSON.stringify({ v: 2, origin: 'someone', event: updated('x://v2') })],
+      ['m', envelope({ kind: 'everything_changed' })],
+      ['m', envelope({ kind: 'resource_updated', uri: 42 })],
+      ['m', envelope({ kind: 'resource_updated', uri: '' })],
+      ['m', envelope({ kind: 'resource_updated', uri: 'x://p', params: 'nope' })],
+      ['m', envelope({ kind: 'resource_updated', uri: 'x://m', params: { _meta: 'abc' } })],
+      ['m', envelope(updated(`x://${'y'.repeat(2000)}`))],
+      ['message', envelope(updated('x://wrong-field'))],
+    ];
+    for (const fields of hostile) {
+      await admin.sendCommand(['XADD', channel, '*', ...fields]);
+    }
+    a.bus.publish(updated('x://valid'));
+    await eventually(() => expect(b.uris()).toEqual(['x://valid']));
+    expect(b.bus.stats()).toMatchObject({ malformed: hostile.length, received: 1, delivered: 1 });
+    // Reported at the 1st, 2nd, 4th and 8th occurrence: visible without a log line per entry.
+    expect(b.codes()).toEqual(['malformed', 'malformed', 'malformed', 'malformed']);
+    expect(b.errors[3]?.message).toMatch(/8 so far/);
+  });
+
+  it('an invalid event given to publish() is refused and reported, never written', async () => {
+    const channel = newChannel();
+    const a = await instance(channel, { maxEventSize: 256 });
+    const b = await instance(channel);
+    a.bus.publish({ kind: 'resource_updated', uri: 42 } as unknown as ServerEvent);
+    a.bus.publish({ kind: 'nonsense' } as unknown as ServerEvent);
+    a.bus.publish(updated(`x://${'z'.repeat(300)}`));
+    a.bus.publish(updated('x://fine'));
+    expect(a.uris()).toEqual(['x://fine']);
+    expect(a.bus.stats()).toMatchObject({ rejected: 3, published: 1 });
+    expect(a.codes()).toEqual(['rejected', 'rejected']);
+    await eventually(() => expect(b.uris()).toEqual(['x://fine']));
+    expect(b.bus.stats().malformed).toBe(0);
+  });
+
+  it('a killed reading connection reconnects and delivers what was published meanwhile', async () => {
+    const channel = newChannel();
+    const b = await instance(channel);
+    const a = await instance(channel);
+    a.bus.publish(updated('before://1'));
+    await eventually(() => expect(b.uris()).toEqual(['before://1']));
+
+    expect(await killBusConnections(admin)).toBe(2);
+    const during = Array.from({ length: 10 }, (_, i) => `during://${i}`);
+    for (const uri of during) a.bus.publish(updated(uri));
+
+    await eventually(() => expect(b.uris()).toEqual(['before://1', ...during]));
+    await eventually(() => expect(b.bus.stats()).toMatchObject({ reconnects: 1, connected: true }));
+    expect(b.codes()).toEqual(['disconnected']);
+    expect(b.bus.stats().gaps).toBe(0);
+    // Own entries read again after A's reconnect are still skipped.
+    await sleep(50);
+    expect(a.uris()).toEqual(['before://1', ...during]);
+  });
+
+  it('entries trimmed before a reconnected instance could read them are reported as a gap', async () => {
+    const channel = newChannel();
+    const b = await instance(channel);
+    const a = await instance(channel);
+    const ids = await busConnectionIds(admin);
+    // Issued in one tick: node-redis pipelines them, so all run before B can reconnect.
+    await Promise.all([
+      ...ids.map((id) => admin.sendCommand(['CLIENT', 'KILL', 'ID', id])),
+      admin.sendCommand(['XADD', channel, '*', 'm', 'lost']),
+      admin.sendCommand(['XTRIM', channel, 'MAXLEN', '0']),
+    ]);
+    a.bus.publish(updated('after://1'));
+    await eventually(() => expect(b.uris()).toEqual(['after://1']));
+    expect(b.bus.stats()).toMatchObject({ gaps: 1, lost: 1, received: 1 });
+    expect(b.codes()).toEqual(['disconnected', 'gap']);
+  });
+
+  it('events published while Redis is down are queued, reported and written after it returns', async () => {
+    const channel = newChannel();
+    const a = await instance(channel);
+    const b = await instance(channel);
+    await redis.stop();
+    await eventually(() =>
+      expect([a.client.isReady, a.bus.stats().connected]).toEqual([false, false]),
+    );
+
+    const uris = ['down://0', 'down://1', 'down://2', 'down://3', 'down://4'];
+    for (const uri of uris) a.bus.publish(updated(uri));
+    a.bus.publish(updated('down://0'));
+    a.bus.publish(updated('down://1'));
+    // The instance's own listen streams are served through the outage.
+    expect(a.uris()).toEqual([...uris, 'down://0', 'down://1']);
+    expect(a.bus.stats()).toMatchObject({ deferred: 7, queued: 5, coalesced: 2, sent: 0 });
+    expect(a.codes()).toEqual(['disconnected', 'unavailable']);
+
+    await redis.start();
+    await eventually(() => expect(b.uris()).toEqual(uris), { timeout: 5000 });
+    expect(a.bus.stats()).toMatchObject({ queued: 0, sent: 5, dropped: 0 });
+    await eventually(() => expect(b.bus.stats().connected).toBe(true));
+    expect(b.bus.stats().reconnects).toBe(1);
+    // Back to normal: a later event flows without queueing.
+    a.bus.publish(updated('up://1'));
+    await eventually(() => expect(b.uris()).toEqual([...uris, 'up://1']));
+    expect(a.bus.stats().deferred).toBe(7);
+  });
+
+  it('a full queue drops its oldest event, counts it and reports it', async () => {
+    const channel = newChannel();
+    const a = await instance(channel, { maxQueued: 3 });
+    const b = await instance(channel);
+    await redis.stop();
+    await eventually(() =>
+      expect([a.client.isReady, a.bus.stats().connected]).toEqual([false, false]),
+    );
+    for (let i = 0; i < 5; i++) a.bus.publish(updated(`full://${i}`));
+    expect(a.bus.stats()).toMatchObject({ queued: 3, dropped: 2, deferred: 5 });
+    expect(a.codes()).toEqual(['disconnected', 'unavailable', 'overflow', 'overflow']);
+
+    await redis.start();
+    await eventually(() => expect(b.uris()).toEqual(['full://2', 'full://3', 'full://4']));
+  });
+
+  it('close() ends its own connection, keeps the caller client open and leaves no handles', async () => {
+    const client = await connectClient();
+    const channel = newChannel();
+    // Sockets and timers of earlier tests' clients are still winding down for a moment.
+    await settled(countHandles, 100);
+    const before = countHandles();
+    const errors: RedisEventBusError[] = [];
+    const bus: RedisEventBus = createRedisEventBus({
+      redis: client,
+      channel,
+      reconnect: fast,
+      onerror: (error) => errors.push(error),
+    });
+    await bus.ready();
+    bus.subscribe(() => {});
+    bus.publish(updated('x://1'));
+    await eventually(() => expect(bus.stats().sent).toBe(1));
+    expect(await busConnectionIds(admin)).toHaveLength(1);
+
+    await bus.close();
+    await bus.close();
+    await eventually(() => {
+      const after = countHandles();
+      expect(after.TCPSocketWrap).toBe(before.TCPSocketWrap);
+      // Timers of unrelated tests may come and go; the bus must not leave any of its own.
+      expect(after.Timeout ?? 0).toBeLessThanOrEqual(before.Timeout ?? 0);
+    });
+    expect(await busConnectionIds(admin)).toHaveLength(0);
+    expect(client.isReady).toBe(true);
+    expect(await client.sendCommand(['PING'])).toBe('PONG');
+    expect(bus.stats()).toMatchObject({ listeners: 0, connected: false, queued: 0 });
+
+    bus.publish(updated('x://late'));
+    expect(bus.stats()).toMatchObject({ rejected: 1, published: 1 });
+    expect(errors.map((error) => error.code)).toEqual(['rejected']);
+  });
+
+  it('close() before Redis ever answered does not hang and reports what was never sent', async () => {
+    const client = createClient({ url: 'redis://127.0.0.1:1', socket: { reconnectStrategy: 20 } });
+    client.on('error', () => {});
+    const errors: RedisEventBusError[] = [];
+    const bus = createRedisEventBus({
+      redis: client,
+      channel: newChannel(),
+      reconnect: fast,
+      onerror: (error) => errors.push(error),
+    });
+    const ready = bus.ready();
+    bus.publish(updated('x://never'));
+    await sleep(50);
+    await bus.close();
+    await expect(ready).rejects.toThrow(/closed before it was ready/);
+    expect(errors.map((error) => error.code)).toContain('unsent');
+    expect(bus.stats()).toMatchObject({ queued: 0, connected: false });
+  });
+});
+
+/** Handles that would keep vitest's worker alive, by kind. */
+function countHandles(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) {
+    if (kind === 'TCPSocketWrap' || kind === 'Timeout') {
+      counts[kind] = (counts[kind] ?? 0) + 1;
+    }
+  }
+  return counts;
+}

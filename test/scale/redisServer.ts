@@ -1,0 +1,116 @@
+/**
+ * A throwaway redis-server per test file: its own free loopback port, no persistence, killed in
+ * afterAll. `stop()` / `start()` on the same port simulate an outage (a restart without
+ * persistence loses every key, like a crashed cache node).
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer, Socket } from 'node:net';
+import { createClient } from 'redis';
+
+const HOST = '127.0.0.1';
+
+function findBinary(): string | undefined {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  const path = found.stdout.trim();
+  return found.status === 0 && path !== '' ? path : undefined;
+}
+
+export const REDIS_SERVER = findBinary();
+export const SKIP_REASON = 'redis-server is not installed (apt-get install redis-server): skipped';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** PING over a raw socket: no client library state to clean up between attempts. */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(200, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+    socket.connect(port, HOST, () => socket.write('PING\r\n'));
+  });
+}
+
+export class RedisServer {
+  readonly port: number;
+  #child: ChildProcess | undefined;
+
+  private constructor(port: number) {
+    this.port = port;
+  }
+
+  static async start(): Promise<RedisServer> {
+    const server = new RedisServer(await freePort());
+    await server.start();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://${HOST}:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    if (!REDIS_SERVER) throw new Error(SKIP_REASON);
+    const child = spawn(
+      REDIS_SERVER,
+      ['--port', String(this.port), '--bind', HOST, '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    this.#child = child;
+    const deadline = Date.now() + 5000;
+    while (!(await ping(this.port))) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})`);
+      if (Date.now() > deadline) throw new Error('redis-server did not answer PING');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#child;
+    this.#child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // SIGKILL: an outage, not a graceful shutdown (and no shutdown save to wait for).
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** A client for the test itself (admin commands, hostile writes). */
+  async client() {
+    const client = createClient({ url: this.url, socket: { reconnectStrategy: 50 } });
+    client.on('error', () => {});
+    await client.connect();
+    return client;
+  }
+}
+
+/** Kills every bus reading connection (`CLIENT SETNAME mcp-event-bus`); returns how many. */
+export async function killBusConnections(admin: {
+  sendCommand(args: string[]): Promise<unknown>;
+}): Promise<number> {
+  const ids = await busConnectionIds(admin);
+  // One ID per CLIENT KILL: several ID filters in one call are ANDed.
+  await Promise.all(ids.map((id) => admin.sendCommand(['CLIENT', 'KILL', 'ID', id])));
+  return ids.length;
+}
+
+/** The ids of the bus reading connections (`CLIENT SETNAME mcp-event-bus`). */
+export async function busConnectionIds(admin: { sendCommand(args: string[]): Promise<unknown> }) {
+  const list = String(await admin.sendCommand(['CLIENT', 'LIST']));
+  return list
+    .split('\n')
+    .filter((line) => / name=mcp-event-bus /.test(line))
+    .map((line) => /^id=(\d+)/.exec(line)?.[1])
+    .filter((id): id is string => id !== undefined);
+}

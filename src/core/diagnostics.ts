@@ -259,6 +259,13 @@ export class Diagnostics {
     return { notifications: record.notificationsAtReadStart, epoch: record.epochAtReadStart };
   }
 
+  /** When this URI last had a notification or a read, whichever is later. */
+  lastActivity(uri: string): number | undefined {
+    const record = this.#records.get(uri);
+    if (!record) return undefined;
+    return Math.max(record.lastNotificationAt ?? 0, record.lastReadAt ?? 0) || undefined;
+  }
+
   forget(uri: string): void {
     this.#records.delete(uri);
     this.changed();

@@ -91,6 +91,14 @@ export interface McpCacheSyncOptions {
   requestTimeoutMs?: number;
   /** Minimum interval between diagnostics updates to subscribers (ms). */
   diagnosticsIntervalMs?: number;
+  /**
+   * Off by default. When set, a subscribed, acknowledged resource that has
+   * been quiet (no notification, no read) this long is read once to check:
+   * new content found that way is counted in the diagnostics as a silent
+   * change — how a server that publishes on another process or instance
+   * shows up. Costs one read per quiet resource per period.
+   */
+  silenceProbeMs?: number;
 }
 
 const defaults = {
@@ -137,6 +145,7 @@ export class McpCacheSync implements QueryRunner {
   #unsubscribeCache: (() => void) | undefined;
   #holders = 0;
   #teardownTimer: ReturnType<typeof setTimeout> | undefined;
+  #probeTimer: ReturnType<typeof setInterval> | undefined;
   #started = false;
   #disposed = false;
 
@@ -224,6 +233,7 @@ export class McpCacheSync implements QueryRunner {
     if (this.#disposed) return;
     this.#disposed = true;
     clearTimeout(this.#teardownTimer);
+    clearInterval(this.#probeTimer);
     detach(this.queryClient, this.keys.scope, this);
     this.#unsubscribeCache?.();
     this.#uris.dispose();
@@ -284,6 +294,20 @@ export class McpCacheSync implements QueryRunner {
       .getQueryCache()
       .subscribe((event) => this.#onCacheEvent(event));
     this.#connection.start();
+    const probeMs = this.#options.silenceProbeMs;
+    if (probeMs !== undefined && probeMs > 0) {
+      this.#probeTimer = setInterval(() => this.#probeSilence(probeMs), probeMs / 2);
+    }
+  }
+
+  #probeSilence(probeMs: number): void {
+    const now = Date.now();
+    for (const uri of this.#coverage.uris) {
+      const last = this.#diagnostics.lastActivity(uri);
+      if (last !== undefined && now - last >= probeMs) {
+        this.#coordinator.signal(this.keys.resource(uri));
+      }
+    }
   }
 
   // ── public state ─────────────────────────────────────────────────────────

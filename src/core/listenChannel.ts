@@ -18,6 +18,13 @@ export interface ListenChannelOptions {
   /** Bound on the wait for `notifications/subscriptions/acknowledged`. */
   ackTimeoutMs: number;
   capabilities: ServerCapabilities | undefined;
+  /**
+   * How long URIs and lists nobody wants any more may stay in the filter.
+   * Narrowing the filter costs a new stream and extra entries cost nothing
+   * but a notification now and then, so removals wait: until the next stream
+   * opens for an addition, or this long.
+   */
+  narrowAfterMs: number;
   now?: () => number;
   random?: () => number;
 }
@@ -45,6 +52,27 @@ const filterKey = (filter: Filter) =>
     filter.resourceSubscriptions ?? [],
   ]);
 
+/** Whether stream filter `a` delivers everything `b` asks for. */
+function covers(a: Filter, b: Filter): boolean {
+  const uris = new Set(a.resourceSubscriptions ?? []);
+  return (
+    LISTS.every((list) => !b[filterBit[list]] || a[filterBit[list]] === true) &&
+    (b.resourceSubscriptions ?? []).every((uri) => uris.has(uri))
+  );
+}
+
+function union(a: Filter, b: Filter): Filter {
+  const merged: Filter = {};
+  for (const list of LISTS) {
+    if (a[filterBit[list]] || b[filterBit[list]]) merged[filterBit[list]] = true;
+  }
+  const uris = [
+    ...new Set([...(a.resourceSubscriptions ?? []), ...(b.resourceSubscriptions ?? [])]),
+  ];
+  if (uris.length > 0) merged.resourceSubscriptions = uris.sort();
+  return merged;
+}
+
 /**
  * The 2026-07-28 channel: one `subscriptions/listen` stream per connection
  * whose filter names every subscribed URI and wanted list. The filter is
@@ -63,6 +91,8 @@ export class ListenChannel implements ChangeChannel {
   #current: Stream | undefined;
   #opening: Filter | undefined;
   readonly #retry = new RetryTimer();
+  #narrowTimer: ReturnType<typeof setTimeout> | undefined;
+  #narrowDue = false;
   #attempt = 0;
   #status: StreamStatus;
   #disposed = false;
@@ -106,6 +136,7 @@ export class ListenChannel implements ChangeChannel {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#retry.cancel();
+    clearTimeout(this.#narrowTimer);
     const current = this.#current;
     this.#current = undefined;
     this.#setStatus({ state: 'closed', nextRetryAt: undefined });
@@ -155,8 +186,39 @@ export class ListenChannel implements ChangeChannel {
         this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
       return;
     }
-    if (this.#current && filterKey(this.#current.filter) === filterKey(filter)) return;
+    const current = this.#current?.filter;
+    if (current && filterKey(current) === filterKey(filter)) {
+      this.#stopNarrowing();
+      return;
+    }
+    if (current && !this.#narrowDue) {
+      if (covers(current, filter)) {
+        // Only removals: keep the stream, narrow it later.
+        this.#startNarrowing();
+        return;
+      }
+      // An addition needs a new stream anyway; the extras ride along until narrowing is due.
+      const merged = union(current, filter);
+      if (filterKey(merged) !== filterKey(filter)) this.#startNarrowing();
+      this.#open(merged);
+      return;
+    }
     this.#open(filter);
+  }
+
+  #startNarrowing(): void {
+    if (this.#narrowTimer !== undefined) return;
+    this.#narrowTimer = setTimeout(() => {
+      this.#narrowTimer = undefined;
+      this.#narrowDue = true;
+      this.#pump();
+    }, this.#options.narrowAfterMs);
+  }
+
+  #stopNarrowing(): void {
+    clearTimeout(this.#narrowTimer);
+    this.#narrowTimer = undefined;
+    this.#narrowDue = false;
   }
 
   #open(filter: Filter): void {
@@ -181,6 +243,7 @@ export class ListenChannel implements ChangeChannel {
       return;
     }
     const stream: Stream = { subscription, filter, openedAt: this.#now(), retired: false };
+    if (filterKey(filter) === filterKey(this.#filterFor(this.#desire))) this.#stopNarrowing();
     const previous = this.#current;
     this.#current = stream;
     void subscription.closed.then((reason) => this.#closed(stream, reason));

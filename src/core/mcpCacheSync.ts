@@ -201,6 +201,11 @@ export class McpCacheSync implements QueryRunner {
     this.#connection.state.subscribe(() => this.#stateChanged());
   }
 
+  /** Server-side subscriptions nobody wants any more are dropped this long after the linger. */
+  get #narrowAfterMs(): number {
+    return 10 * (this.#options.lingerMs ?? defaults.lingerMs);
+  }
+
   get #requestTimeoutMs(): number {
     return this.#options.requestTimeoutMs ?? defaults.requestTimeoutMs;
   }
@@ -563,6 +568,7 @@ export class McpCacheSync implements QueryRunner {
             backoff: { ...defaultBackoff, ...this.#options.reconnect },
             ackTimeoutMs: this.#options.ackTimeoutMs ?? defaults.ackTimeoutMs,
             capabilities,
+            narrowAfterMs: this.#narrowAfterMs,
           })
         : new SubscribeChannel(
             client,
@@ -571,6 +577,7 @@ export class McpCacheSync implements QueryRunner {
               capabilities,
               requestTimeoutMs: this.#requestTimeoutMs,
               backoff: { ...defaultBackoff, ...this.#options.reconnect },
+              narrowAfterMs: this.#narrowAfterMs,
               history: {
                 reopenCount: state.reconnects,
                 lastCloseReason: state.lastLoss === undefined ? undefined : 'remote',

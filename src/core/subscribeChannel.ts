@@ -16,6 +16,8 @@ export type LegacyStreamState = 'unknown' | 'opening' | 'open' | 'unsupported' |
 export interface SubscribeChannelOptions {
   capabilities: ServerCapabilities | undefined;
   requestTimeoutMs: number;
+  /** How long a subscription nobody wants any more is kept before unsubscribing (churn costs requests). */
+  narrowAfterMs: number;
   /** Backoff for subscribe requests that failed without an answer (timeouts, network). */
   backoff: BackoffOptions;
   /** Reopen count and last close reason carried over from earlier connections. */
@@ -42,6 +44,8 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #phases = new Map<string, Phase>();
   readonly #declined = new Map<string, string>();
   /** Failed subscribes waiting to be sent again: uri → attempts so far and timer. */
+  /** Subscriptions let go, waiting to be unsubscribed unless wanted again. */
+  readonly #releasing = new Map<string, ReturnType<typeof setTimeout>>();
   readonly #retries = new Map<string, { attempt: number; timer?: ReturnType<typeof setTimeout> }>();
   #wanted = new Set<string>();
   #wantedLists: ReadonlySet<NotifiedList> = new Set();
@@ -114,6 +118,8 @@ export class SubscribeChannel implements ChangeChannel {
     // dead session would only produce errors.
     this.#disposed = true;
     for (const retry of this.#retries.values()) clearTimeout(retry.timer);
+    for (const timer of this.#releasing.values()) clearTimeout(timer);
+    this.#releasing.clear();
     this.#retries.clear();
   }
 
@@ -125,10 +131,21 @@ export class SubscribeChannel implements ChangeChannel {
     const phase = this.#phases.get(uri) ?? 'idle';
     const wanted = this.#wanted.has(uri);
     if (phase === 'subscribing' || phase === 'unsubscribing') return;
+    if (wanted) {
+      clearTimeout(this.#releasing.get(uri));
+      this.#releasing.delete(uri);
+    }
     if (wanted && phase === 'idle' && !this.#declined.has(uri)) {
       this.#subscribe(uri);
     } else if (!wanted && phase === 'subscribed') {
-      this.#unsubscribe(uri);
+      if (this.#releasing.has(uri)) return;
+      this.#releasing.set(
+        uri,
+        setTimeout(() => {
+          this.#releasing.delete(uri);
+          if (!this.#disposed && !this.#wanted.has(uri)) this.#unsubscribe(uri);
+        }, this.#options.narrowAfterMs),
+      );
     } else if (!wanted && phase === 'idle') {
       this.#phases.delete(uri);
     }
@@ -201,7 +218,8 @@ export class SubscribeChannel implements ChangeChannel {
     const uris = new Set<string>();
     if (delivers) {
       for (const [uri, phase] of this.#phases) {
-        if (phase === 'subscribed' && this.#wanted.has(uri)) uris.add(uri);
+        // Subscriptions waiting to be let go still deliver: they are covered.
+        if (phase === 'subscribed') uris.add(uri);
       }
     }
     // 2025 servers send list_changed unsolicited to every session that can receive it.

@@ -746,10 +746,13 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
         since = Date.now();
         continue;
       }
+      const diagnostics = tap.sync?.getDiagnostics();
       const healthy =
         tap.sync?.getState().status === 'ready' &&
-        tap.sync.getDiagnostics().stream.state === 'open' &&
-        queryClient.isFetching() === 0;
+        diagnostics?.stream.state === 'open' &&
+        queryClient.isFetching() === 0 &&
+        // Let-go subscriptions are narrowed away 10 linger periods later: wait for that too.
+        diagnostics.resources.every((resource) => resource.subscribed || !resource.acknowledged);
       if (healthy && Date.now() - since >= QUIET_MS) return true;
     }
     return false;

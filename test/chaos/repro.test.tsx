@@ -103,8 +103,8 @@ describe('legacy sessions the client is done with', () => {
     await settled(() => server.counters());
     // The live session unsubscribes once nothing shows the URI; the abandoned one never does.
     view.rerender(app(null));
-    await sleep(200);
-    expect(server.subscribedUris()).toEqual([]);
+    // Let go after the linger and the narrowing delay (10 linger periods).
+    await eventually(() => expect(server.subscribedUris()).toEqual([]), { timeout: 3000 });
   });
 
   // Found by the chaos teardown (the provider unmounted without a DELETE); fixed in ca0e77c,

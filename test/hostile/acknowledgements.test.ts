@@ -341,7 +341,7 @@ describe('subscribe answers from a hostile 2025 server', () => {
     await eventually(() => expect(view.text()).toBe('v1'));
     await eventually(() => expect(h?.resource(URI)?.declined).toMatch(/subscribe failed/));
     // A timeout is not an answer: the server never said no, and it answers now.
-    await h.acknowledged(URI, 2000);
+    await h.acknowledged(URI, 5000);
     h.server.setText(URI, 'v2');
     await eventually(() => expect(view.text()).toBe('v2'));
   });

@@ -1,0 +1,228 @@
+/** @vitest-environment jsdom */
+import { it } from 'vitest';
+import type { ServerKind, TestServer } from '../../test/servers';
+import { type ChurnSize, KINDS, OUR_OPTIONS, SEED, SIZES } from '../lib/config';
+import { mountViews, type ViewSpec } from '../lib/dom';
+import { elapsed, quiet, sleep, startBenchServer, uriOf } from '../lib/harness';
+import { type ImplName, type OurProbe, startImpl, startOurs } from '../lib/impls';
+import { Prng } from '../lib/prng';
+import { type Cell, type Table, type Target, writeFragment } from '../lib/report';
+import { ratio, round } from '../lib/stats';
+import { Tracker } from '../lib/tracker';
+
+interface Step {
+  mounted: ViewSpec[];
+  pauseMs: number;
+}
+
+interface Workload {
+  steps: Step[];
+  mounts: number;
+  unmounts: number;
+}
+
+/** A random walk of mounts and unmounts that hovers around `targetMounted`. */
+function makeWorkload(size: ChurnSize): Workload {
+  const random = new Prng(SEED, 'churn');
+  const uris = Array.from({ length: size.uris }, (_, i) => uriOf(i));
+  let mounted: ViewSpec[] = [];
+  let nextId = 0;
+  let mounts = 0;
+  let unmounts = 0;
+  const steps: Step[] = [];
+  for (let s = 0; s < size.steps; s++) {
+    const pMount = mounted.length < size.targetMounted ? 0.7 : 0.3;
+    if (mounted.length === 0 || random.next() < pMount) {
+      mounted = [...mounted, { id: nextId++, uri: random.pick(uris) }];
+      mounts += 1;
+    } else {
+      const gone = random.int(mounted.length);
+      mounted = mounted.filter((_, i) => i !== gone);
+      unmounts += 1;
+    }
+    steps.push({ mounted, pauseMs: random.exponential(size.meanStepMs) });
+  }
+  return { steps, mounts, unmounts };
+}
+
+/** ours with another lingerMs: `ours (lingerMs N)`. */
+type Variant = ImplName | `ours (lingerMs ${number})`;
+
+const lingerOf = (variant: Variant): number | undefined => {
+  const match = /^ours \(lingerMs (\d+)\)$/.exec(variant);
+  return match ? Number(match[1]) : undefined;
+};
+
+/**
+ * BENCH_CHURN_EXTRA=naive,linger:0,linger:10000 adds runs: the naive hook
+ * (one subscription per mount, measured instead of counted), and ours with
+ * other lingerMs (how much of the bill the linger decides).
+ */
+const EXTRA_VARIANTS: Variant[] = (process.env.BENCH_CHURN_EXTRA ?? '')
+  .split(',')
+  .map((value) => value.trim())
+  .filter((value) => value !== '')
+  .map((value): Variant => {
+    if (value === 'naive') return 'naive';
+    const linger = /^linger:(\d+)$/.exec(value);
+    if (!linger) throw new Error(`BENCH_CHURN_EXTRA: unknown run ${value}`);
+    return `ours (lingerMs ${Number(linger[1])})`;
+  });
+
+interface ChurnRun {
+  /** modern: subscriptions/listen POSTs, i.e. streams opened. */
+  listenRequests: number;
+  subscribeRequests: number;
+  unsubscribeRequests: number;
+  /** The figure compared: listen requests (modern) or subscribe + unsubscribe (legacy). */
+  subscriptionRequests: number;
+  perStep: number;
+  reads: number;
+  /** After settling: URIs a mounted component shows but the server does not notify. */
+  lostSubscriptions: number;
+  /** After settling: URIs the server still notifies although nothing shows them. */
+  leakedSubscriptions: number;
+  stepsMs: number;
+  /** Ours only: what the library reported about its own stream. */
+  probe?: OurProbe;
+}
+
+function subscriptionRequests(kind: ServerKind, counters: ReturnType<TestServer['counters']>) {
+  return kind === 'modern'
+    ? counters.listenRequests
+    : counters.subscribeRequests + counters.unsubscribeRequests;
+}
+
+async function runChurn(kind: ServerKind, variant: Variant, workload: Workload, size: ChurnSize) {
+  const server = await startBenchServer(kind, size.uris);
+  const linger = lingerOf(variant);
+  const impl =
+    linger !== undefined
+      ? startOurs(server.url, { lingerMs: linger, probe: true })
+      : variant === 'ours'
+        ? startOurs(server.url, { probe: true })
+        : await startImpl(variant as ImplName, server.url);
+  const tracker = new Tracker();
+  const views = mountViews(impl, tracker.report, []);
+  // The connection (and, modern, our list_changed stream) is not churn.
+  await sleep(50);
+  await quiet(() => server.counters(), 150);
+  server.resetCounters();
+  server.store.resetCounters();
+
+  const start = performance.now();
+  for (const step of workload.steps) {
+    views.set(step.mounted);
+    await sleep(step.pauseMs);
+  }
+  const stepsMs = elapsed(start);
+  // Lingering releases and in-flight (un)subscribes are part of the bill.
+  const lingerMs = linger ?? (variant === 'ours' ? OUR_OPTIONS.lingerMs : 0);
+  await sleep(lingerMs + 100);
+  await quiet(() => [server.counters(), server.subscribedUris()], 200);
+
+  const counters = server.counters();
+  const held = new Set(workload.steps.at(-1)?.mounted.map((spec) => spec.uri));
+  const subscribed = new Set(server.subscribedUris());
+  const requests = subscriptionRequests(kind, counters);
+  const run: ChurnRun = {
+    listenRequests: counters.listenRequests,
+    subscribeRequests: counters.subscribeRequests,
+    unsubscribeRequests: counters.unsubscribeRequests,
+    subscriptionRequests: requests,
+    perStep: round(requests / workload.steps.length, 4),
+    reads: server.store.reads(),
+    lostSubscriptions: [...held].filter((uri) => !subscribed.has(uri)).length,
+    leakedSubscriptions: [...subscribed].filter((uri) => !held.has(uri)).length,
+    stepsMs,
+    ...(impl.probe && { probe: impl.probe() }),
+  };
+  views.unmount();
+  await sleep(50);
+  await impl.close();
+  await server.close();
+  (globalThis as { gc?: () => void }).gc?.();
+  return run;
+}
+
+it('churn: random mount/unmount steps', async () => {
+  const start = performance.now();
+  const size = SIZES.churn;
+  const workload = makeWorkload(size);
+  // The naive hook's bill is one subscription per mount by construction: it
+  // is counted, and measured only on request (it costs a client per mount).
+  const variants: Variant[] = ['ours', 'tanstack-default', ...EXTRA_VARIANTS];
+  const results: Record<string, unknown> = {};
+  const tables: Table[] = [];
+  const targets: Target[] = [];
+
+  for (const kind of KINDS) {
+    const runs: Partial<Record<Variant, ChurnRun>> = {};
+    for (const variant of variants) {
+      const runStart = performance.now();
+      runs[variant] = await runChurn(kind, variant, workload, size);
+      console.log(`churn ${kind} ${variant}: ${elapsed(runStart)} ms`);
+    }
+    // One subscription per mount: modern opens a stream per mount; legacy
+    // sends a subscribe per mount and an unsubscribe per unmount.
+    const perMount = kind === 'modern' ? workload.mounts : workload.mounts + workload.unmounts;
+    results[kind] = { runs, perMount };
+    const ours = runs.ours as ChurnRun;
+    const what = kind === 'modern' ? 'listen streams opened' : 'subscribe + unsubscribe requests';
+    const rows: Cell[][] = [
+      [
+        'one subscription per mount (count)',
+        perMount,
+        round(perMount / size.steps, 4),
+        '',
+        '',
+        '',
+        '',
+      ],
+      ...variants.map((variant): Cell[] => {
+        const run = runs[variant] as ChurnRun;
+        return [
+          variant,
+          run.subscriptionRequests,
+          run.perStep,
+          variant === 'ours' ? '' : ratio(ours.subscriptionRequests, run.subscriptionRequests),
+          run.reads,
+          `${run.lostSubscriptions} / ${run.leakedSubscriptions}`,
+          run.stepsMs,
+        ];
+      }),
+    ];
+    tables.push({
+      title: `churn · ${kind} · ${size.steps} steps over ${size.uris} URIs (${workload.mounts} mounts, ${workload.unmounts} unmounts, ~${size.targetMounted} mounted, mean pause ${size.meanStepMs} ms)`,
+      head: [
+        'impl',
+        what,
+        'per step',
+        'ours/this',
+        'reads',
+        'lost / leaked subs at end',
+        'steps ms',
+      ],
+      rows,
+    });
+    const fewer = ours.subscriptionRequests === 0 ? Infinity : perMount / ours.subscriptionRequests;
+    targets.push({
+      scenario: 'churn',
+      kind,
+      name: `${what} vs one subscription per mount`,
+      target: '≥ 10× fewer',
+      actual: `${round(fewer, 2)}× fewer (${ours.subscriptionRequests} vs ${perMount})`,
+      pass: fewer >= 10,
+    });
+  }
+
+  writeFragment({
+    scenario: 'churn',
+    durationMs: elapsed(start),
+    config: { ...size, kinds: KINDS, ourOptions: OUR_OPTIONS, seed: SEED },
+    results,
+    tables,
+    targets,
+    ourMismatches: 0,
+  });
+});

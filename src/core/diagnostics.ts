@@ -217,10 +217,15 @@ export class Diagnostics {
     record.epochAtReadStart = record.covered ? record.coverageEpoch : undefined;
   }
 
-  /** A read settled with content; `changed` says whether it differs from what was cached. */
+  /**
+   * A read settled with content. `changed` is asked only when a change would
+   * count as silent — covered throughout since the previous read, and no
+   * notification since — so the comparison of contents costs nothing on the
+   * common path (reads that follow a notification).
+   */
   readSucceeded(
     uri: string,
-    changed: boolean,
+    changed: () => boolean,
     start: { notifications: number; epoch: number | undefined },
   ): void {
     const record = this.#record(uri);
@@ -229,11 +234,11 @@ export class Diagnostics {
     record.lastError = undefined;
     this.#counters.reads += 1;
     if (
-      changed &&
       start.epoch !== undefined &&
       start.epoch === record.coverageEpoch &&
       record.covered &&
-      start.notifications === record.notifications
+      start.notifications === record.notifications &&
+      changed()
     ) {
       record.silentChanges += 1;
     }

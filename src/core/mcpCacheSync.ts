@@ -404,10 +404,14 @@ export class McpCacheSync implements QueryRunner {
       );
       checkContents(uri, result);
       this.#assertLive();
-      const before = this.queryClient.getQueryData<ReadResourceResult>(key);
-      const changed =
-        before !== undefined && canonical(before.contents) !== canonical(result.contents);
-      this.#diagnostics.readSucceeded(uri, changed, previous);
+      this.#diagnostics.readSucceeded(
+        uri,
+        () => {
+          const before = this.queryClient.getQueryData<ReadResourceResult>(key);
+          return before !== undefined && canonical(before.contents) !== canonical(result.contents);
+        },
+        previous,
+      );
       this.#events.emit(() => ({ type: 'read', phase: 'success', uri, at: Date.now() }));
       return result;
     } catch (error) {

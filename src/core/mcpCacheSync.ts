@@ -3,7 +3,6 @@ import type {
   Implementation,
   ReadResourceResult,
   Resource,
-  ServerCapabilities,
   Transport,
 } from '@modelcontextprotocol/client';
 import type {
@@ -23,7 +22,7 @@ import {
   noCoverage,
   type StreamStatus,
 } from './channel';
-import { Connection, type ConnectionState, type Era, type ProtocolChoice } from './connection';
+import { Connection, type ConnectionState, type ProtocolChoice } from './connection';
 import { Diagnostics, type McpDiagnostics } from './diagnostics';
 import { errorMessage, invalidUriError, isPermanent, isValidUri, McpQueryError } from './errors';
 import { EventHub, type McpEvent } from './events';
@@ -45,22 +44,19 @@ import { SubscriptionRegistry } from './subscriptionRegistry';
 
 export type McpStatus = ConnectionState['phase'];
 
-/** What `useMcp()` returns: the connection as the host sees it. */
-export interface McpState {
-  /** The SDK client of the current connection: call tools on it. Undefined until connected. */
-  client: Client | undefined;
+/**
+ * What `useMcp()` returns: the connection as the host sees it (`client` is the
+ * SDK client of the current connection, to call tools on; `status` also turns
+ * `reconnecting` while the change stream is being re-established).
+ */
+export type McpState = Pick<
+  ConnectionState,
+  'client' | 'era' | 'protocolVersion' | 'capabilities' | 'error' | 'attempt' | 'nextRetryAt'
+> & {
   status: McpStatus;
-  era: Era | undefined;
-  protocolVersion: string | undefined;
-  capabilities: ServerCapabilities | undefined;
-  error: Error | undefined;
-  /** Consecutive failed attempts while reconnecting. */
-  attempt: number;
-  /** When the next attempt runs (epoch ms), while reconnecting. */
-  nextRetryAt: number | undefined;
   /** Drop the connection and streams and establish them again now. */
   reconnect: () => void;
-}
+};
 
 export interface McpCacheSyncOptions {
   queryClient: QueryClient;

@@ -4,10 +4,26 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BURST_SIZE, isEndpointId, type NoteCreated } from '../shared/demo';
-import type { DemoServer } from './demoServer';
+import type { DemoServer, Publisher } from './demoServer';
 import { DemoError, readJson, sendJson } from './http';
 
-type Route = (demo: DemoServer, req: IncomingMessage, query: URLSearchParams) => Promise<unknown>;
+/**
+ * Scaled mode: the instance a control request landed on. Its change is published through its
+ * own bus (`via`), never on all instances: that is what a real app server can do.
+ */
+export interface ControlHandler {
+  name: string;
+  via: Publisher;
+  /** Called once the change was made. */
+  handled(what: string): void;
+}
+
+type Route = (
+  demo: DemoServer,
+  req: IncomingMessage,
+  query: URLSearchParams,
+  via: Publisher,
+) => Promise<unknown>;
 
 const DEFAULT_OUTAGE_MS = 2000;
 
@@ -19,22 +35,22 @@ function stringField(body: Record<string, unknown>, name: string): string {
 
 const routes: Record<string, Route> = {
   'GET /demo/state': async (demo) => demo.state(),
-  'POST /demo/config': async (demo, req) => {
-    demo.setConfig(stringField(await readJson(req), 'text'));
+  'POST /demo/config': async (demo, req, _query, via) => {
+    demo.setConfig(stringField(await readJson(req), 'text'), via);
     return { ok: true };
   },
-  'POST /demo/notes': async (demo, req): Promise<NoteCreated> => ({
-    uri: demo.addNote(stringField(await readJson(req), 'text')),
+  'POST /demo/notes': async (demo, req, _query, via): Promise<NoteCreated> => ({
+    uri: demo.addNote(stringField(await readJson(req), 'text'), via),
   }),
-  'DELETE /demo/notes': async (demo, _req, query) => {
-    demo.removeNote(query.get('uri') ?? '');
+  'DELETE /demo/notes': async (demo, _req, query, via) => {
+    demo.removeNote(query.get('uri') ?? '', via);
     return { ok: true };
   },
-  'POST /demo/counter': async (demo) => ({ counter: demo.increment() }),
-  'POST /demo/burst': async (demo, req) => {
+  'POST /demo/counter': async (demo, _req, _query, via) => ({ counter: demo.increment(via) }),
+  'POST /demo/burst': async (demo, req, _query, via) => {
     const body = await readJson(req);
     const count = typeof body.count === 'number' ? body.count : BURST_SIZE;
-    return { counter: demo.burst(count) };
+    return { counter: demo.burst(count, via) };
   },
   'POST /demo/break-stream': async (demo, _req, query) => {
     const endpoint = query.get('endpoint');
@@ -43,14 +59,14 @@ const routes: Record<string, Route> = {
     demo.breakStream(endpoint, Number.isFinite(outage) ? outage : DEFAULT_OUTAGE_MS);
     return { ok: true };
   },
-  'POST /demo/fail-reads': async (demo, req) => {
+  'POST /demo/fail-reads': async (demo, req, _query, via) => {
     const body = await readJson(req);
     if (typeof body.fail !== 'boolean') throw new DemoError(400, '"fail" must be a boolean');
-    demo.setFailingReads(body.fail);
+    demo.setFailingReads(body.fail, via);
     return { failingReads: body.fail };
   },
-  'POST /demo/image': async (demo) => {
-    demo.recolor();
+  'POST /demo/image': async (demo, _req, _query, via) => {
+    demo.recolor(via);
     return { ok: true };
   },
 };
@@ -59,15 +75,23 @@ export async function handleControl(
   demo: DemoServer,
   req: IncomingMessage,
   res: ServerResponse,
+  handler?: ControlHandler,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const route = routes[`${req.method ?? 'GET'} ${url.pathname}`];
+  const what = `${req.method ?? 'GET'} ${url.pathname}`;
+  const route = routes[what];
   if (!route) {
     sendJson(res, 404, { error: `no route ${req.method} ${url.pathname}` });
     return;
   }
   try {
-    sendJson(res, 200, await route(demo, req, url.searchParams));
+    const answer = await route(demo, req, url.searchParams, handler?.via ?? demo.modern);
+    if (!handler) {
+      sendJson(res, 200, answer);
+      return;
+    }
+    handler.handled(what);
+    sendJson(res, 200, { ...(answer as object), handledBy: handler.name });
   } catch (error) {
     const status = error instanceof DemoError ? error.status : 500;
     sendJson(res, status, { error: error instanceof Error ? error.message : String(error) });

@@ -1,33 +1,67 @@
 /**
  * Mounts the demo MCP server inside Vite's dev server: the app, `/mcp`, `/mcp-legacy` and the
  * control API share one origin and one port, so the browser needs no CORS and no second process.
+ *
+ * Scaled mode (`MCP_PLAYGROUND_INSTANCES`, set by `scripts/playground.mjs --instances N`): `/mcp`
+ * becomes a round-robin proxy over N instances, and control-API changes are forwarded to one
+ * instance each (see cluster.ts). `/mcp-legacy` stays a single instance.
  */
 import type { Connect, Plugin } from 'vite';
 import { ENDPOINTS } from '../shared/demo';
 import { handleControl } from './controlApi';
 import { DemoServer } from './demoServer';
+import { scaleConfigFromEnv, scaleMode } from './scaleEnv';
+
+const scale = scaleConfigFromEnv();
+// Imported now, while Vite's config loader is still running (it is closed by the time
+// configureServer runs); only in scaled mode, so the default playground never loads Redis.
+const scaledModule = scale ? await import('./scaledDemo') : undefined;
 
 export function mcpDemoServer(): Plugin {
   return {
     name: 'mcp-demo-server',
     // Only a dev server gets the demo; a test run importing this config must not start timers.
     apply: (_config, env) => env.command === 'serve' && !process.env.VITEST,
-    configureServer(server) {
-      const demo = new DemoServer();
+    // What the page needs before it connects (see playground/src/scale.ts); nothing by default.
+    config: () =>
+      scale ? { define: { __PLAYGROUND_SCALE__: JSON.stringify(scaleMode(scale)) } } : undefined,
+    async configureServer(server) {
+      const logger = server.config.logger;
+      let demo: DemoServer;
+      let forwardControl: Connect.NextHandleFunction | undefined;
+      if (scale && scaledModule) {
+        const scaled = await scaledModule.startScaledDemo(scale, logger);
+        demo = scaled.demo;
+        forwardControl = (req, res) => scaled.cluster.forwardControl(req, res);
+      } else {
+        demo = new DemoServer();
+      }
       const middleware: Connect.NextHandleFunction = (req, res, next) => {
         // Matched by hand: `use('/mcp', …)` would strip the prefix from req.url.
         const path = (req.url ?? '/').split('?')[0] ?? '/';
         if (path === ENDPOINTS.modern.path) void demo.handle('modern', req, res);
         else if (path === ENDPOINTS.legacy.path) void demo.handle('legacy', req, res);
-        else if (path.startsWith('/demo/')) void handleControl(demo, req, res);
+        // Scaled: reading the state is the dashboard's own view; a change goes to one instance.
+        else if (path.startsWith('/demo/') && forwardControl && req.method !== 'GET') {
+          forwardControl(req, res, next);
+        } else if (path.startsWith('/demo/')) void handleControl(demo, req, res);
         else next();
       };
       // Registered directly (not from a returned hook) so it runs before Vite's SPA fallback.
       server.middlewares.use(middleware);
       server.httpServer?.once('listening', () => {
-        server.config.logger.info(
+        logger.info(
           `  MCP demo: ${ENDPOINTS.modern.path} (2026-07-28) and ${ENDPOINTS.legacy.path} (2025), control API under /demo/`,
         );
+        if (scale) {
+          const bus =
+            scale.bus === 'redis' && scale.redis
+              ? `Redis event bus on ${scale.redis.url} (${scale.redis.origin}), stream "${scale.redis.channel}"`
+              : 'in-memory bus per instance: changes reach only streams on the instance that made them (the failure mode, on purpose)';
+          logger.info(
+            `  Scaled: ${ENDPOINTS.modern.path} is a round-robin proxy over ${scale.instances} instances; ${bus}. ${ENDPOINTS.legacy.path} stays one instance.`,
+          );
+        }
       });
       server.httpServer?.once('close', () => void demo.close());
     },

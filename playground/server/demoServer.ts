@@ -5,6 +5,10 @@
  * Every change is published on both endpoints: a page may be connected to either, and an
  * endpoint only delivers to its own subscribers, so publishing on one would leave the other
  * silently stale.
+ *
+ * The 2026-07-28 side is one endpoint by default. In scaled mode (`scaledDemo.ts`) it is a
+ * deployment of several instances behind a round-robin proxy, and a change is published on the
+ * one instance that handled it (`via`), exactly like an app server announcing its own write.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -13,7 +17,14 @@ import {
   type McpEndpoint,
   ResourceStore,
 } from '../../test/servers/index';
-import { type DemoState, ENDPOINT_IDS, type EndpointId, NOTE_PREFIX, URIS } from '../shared/demo';
+import {
+  type DemoState,
+  type EndpointId,
+  type EndpointView,
+  NOTE_PREFIX,
+  type ScaleView,
+  URIS,
+} from '../shared/demo';
 import { DemoError, sendJson } from './http';
 import { badgePng } from './png';
 import { reportText, SEED_NOTES, seedResources } from './seed';
@@ -24,9 +35,48 @@ const MAX_BURST = 1000;
 const MAX_OUTAGE_MS = 30_000;
 const FLAKY_ERROR = { code: -32603, message: 'Simulated outage: the report service is down' };
 
+/** Where a change is announced on the 2026-07-28 side. */
+export interface Publisher {
+  resourceUpdated(uri: string): void;
+  resourcesChanged(): void;
+}
+
+/** The 2026-07-28 side: one endpoint, or a scaled deployment behind a proxy. */
+export interface ModernSide extends Publisher {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** What the server side believes, over all instances. */
+  view(): EndpointView;
+  dropStreams(): void;
+  close(): Promise<void>;
+  /** Who announces a change no request made (a clock tick): the endpoint, or the next instance. */
+  scheduled(): Publisher;
+  /** Scaled mode only. */
+  scaleView?(): ScaleView;
+}
+
+/** The default: one `createModernEndpoint`, as in a single-process deployment. */
+function singleModern(store: ResourceStore): ModernSide {
+  const endpoint = createModernEndpoint({ store, name: 'playground-modern' });
+  const side: ModernSide = {
+    handle: (req, res) => endpoint.handle(req, res),
+    resourceUpdated: (uri) => endpoint.resourceUpdated(uri),
+    resourcesChanged: () => endpoint.resourcesChanged(),
+    view: () => ({
+      subscribedUris: endpoint.subscribedUris(),
+      openStreams: endpoint.openStreams(),
+      reads: endpoint.counters().reads,
+    }),
+    dropStreams: () => endpoint.dropStreams(),
+    close: () => endpoint.close(),
+    scheduled: () => side,
+  };
+  return side;
+}
+
 export class DemoServer {
-  readonly store = new ResourceStore();
-  readonly endpoints: Record<EndpointId, McpEndpoint>;
+  readonly store: ResourceStore;
+  readonly modern: ModernSide;
+  readonly legacy: McpEndpoint;
   readonly #outageUntil: Record<EndpointId, number | undefined> = {
     modern: undefined,
     legacy: undefined,
@@ -39,15 +89,18 @@ export class DemoServer {
   #failingReads = false;
   #closed = false;
 
-  constructor() {
+  /** Without options: one process, one modern endpoint (the default playground). */
+  constructor(
+    options: { store?: ResourceStore; modern?: (store: ResourceStore) => ModernSide } = {},
+  ) {
+    this.store = options.store ?? new ResourceStore();
     for (const resource of seedResources(this.#image())) this.store.upsert(resource);
     for (const text of SEED_NOTES) this.#storeNote(text);
-    this.endpoints = {
-      modern: createModernEndpoint({ store: this.store, name: 'playground-modern' }),
-      legacy: createLegacyEndpoint({ store: this.store, name: 'playground-legacy' }),
-    };
+    this.modern = (options.modern ?? singleModern)(this.store);
+    this.legacy = createLegacyEndpoint({ store: this.store, name: 'playground-legacy' });
+    // A scheduled job: in scaled mode each tick runs on the next instance in turn.
     this.#clock = setInterval(
-      () => this.#setText(URIS.clock, new Date().toISOString()),
+      () => this.#setText(URIS.clock, new Date().toISOString(), this.modern.scheduled()),
       CLOCK_INTERVAL_MS,
     );
   }
@@ -65,53 +118,54 @@ export class DemoServer {
       });
       return Promise.resolve();
     }
-    return this.endpoints[endpoint].handle(req, res);
+    return endpoint === 'modern' ? this.modern.handle(req, res) : this.legacy.handle(req, res);
   }
 
-  setConfig(text: string): void {
+  /** `via`: the 2026-07-28 publisher of the change (scaled mode: the instance that handled it). */
+  setConfig(text: string, via: Publisher = this.modern): void {
     try {
       JSON.parse(text);
     } catch (error) {
       throw new DemoError(400, `config must be JSON: ${(error as Error).message}`);
     }
-    this.#setText(URIS.config, text);
+    this.#setText(URIS.config, text, via);
   }
 
-  addNote(text: string): string {
+  addNote(text: string, via: Publisher = this.modern): string {
     const trimmed = text.trim();
     if (trimmed === '') throw new DemoError(400, 'a note needs some text');
     if (trimmed.length > MAX_NOTE_LENGTH) throw new DemoError(400, 'that note is too long');
     const uri = this.#storeNote(trimmed);
-    this.#listChanged();
+    this.#listChanged(via);
     return uri;
   }
 
-  removeNote(uri: string): void {
+  removeNote(uri: string, via: Publisher = this.modern): void {
     if (!uri.startsWith(NOTE_PREFIX) || !this.store.remove(uri)) {
       throw new DemoError(404, `no note ${uri}`);
     }
-    this.#listChanged();
+    this.#listChanged(via);
   }
 
-  increment(): number {
+  increment(via: Publisher = this.modern): number {
     this.#counter += 1;
-    this.#setText(URIS.counter, String(this.#counter));
+    this.#setText(URIS.counter, String(this.#counter), via);
     return this.#counter;
   }
 
   /** `count` changes back to back, each with its own notification: the single-flight test. */
-  burst(count: number): number {
+  burst(count: number, via: Publisher = this.modern): number {
     const n = Math.min(Math.max(Math.trunc(count), 1), MAX_BURST);
-    for (let i = 0; i < n; i += 1) this.increment();
+    for (let i = 0; i < n; i += 1) this.increment(via);
     return this.#counter;
   }
 
-  recolor(): void {
+  recolor(via: Publisher = this.modern): void {
     this.#hue = (this.#hue + 67) % 360;
     const entry = this.store.get(URIS.image);
     if (!entry) return;
     this.store.upsert({ ...entry, blob: this.#image() });
-    this.#updated(URIS.image);
+    this.#updated(URIS.image, via);
   }
 
   /**
@@ -122,47 +176,50 @@ export class DemoServer {
   breakStream(endpoint: EndpointId, outageMs: number): void {
     const ms = Math.min(Math.max(outageMs, 0), MAX_OUTAGE_MS);
     this.#outageUntil[endpoint] = ms > 0 ? Date.now() + ms : undefined;
-    this.endpoints[endpoint].dropStreams();
+    if (endpoint === 'modern') this.modern.dropStreams();
+    else this.legacy.dropStreams();
   }
 
   /**
    * Toggling also publishes a new report, so there is something to read at once: on the way in
    * that read fails (the page keeps the old report), on the way out it succeeds.
    */
-  setFailingReads(fail: boolean): void {
+  setFailingReads(fail: boolean, via: Publisher = this.modern): void {
     this.#failingReads = fail;
     this.store.failReads(URIS.flaky, fail ? FLAKY_ERROR : null);
     this.#reportVersion += 1;
-    this.#setText(URIS.flaky, reportText(this.#reportVersion));
+    this.#setText(URIS.flaky, reportText(this.#reportVersion), via);
   }
 
   state(): DemoState {
     const now = Date.now();
-    const view = (id: EndpointId) => {
-      const endpoint = this.endpoints[id];
-      return {
-        subscribedUris: endpoint.subscribedUris(),
-        openStreams: endpoint.openStreams(),
-        reads: endpoint.counters().reads,
-      };
-    };
     const until = (id: EndpointId) => {
       const value = this.#outageUntil[id];
       return value !== undefined && value > now ? value : undefined;
     };
-    return {
+    const state: DemoState = {
       counter: this.#counter,
       failingReads: this.#failingReads,
       outageUntil: { modern: until('modern'), legacy: until('legacy') },
-      endpoints: { modern: view('modern'), legacy: view('legacy') },
+      endpoints: {
+        modern: this.modern.view(),
+        legacy: {
+          subscribedUris: this.legacy.subscribedUris(),
+          openStreams: this.legacy.openStreams(),
+          reads: this.legacy.counters().reads,
+        },
+      },
     };
+    const scale = this.modern.scaleView?.();
+    if (scale) state.scale = scale;
+    return state;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#clock);
-    await Promise.all(ENDPOINT_IDS.map((id) => this.endpoints[id].close()));
+    await Promise.all([this.modern.close(), this.legacy.close()]);
   }
 
   #storeNote(text: string): string {
@@ -182,16 +239,18 @@ export class DemoServer {
     return badgePng(this.#hue).toString('base64');
   }
 
-  #setText(uri: string, text: string): void {
+  #setText(uri: string, text: string, via: Publisher): void {
     this.store.setText(uri, text);
-    this.#updated(uri);
+    this.#updated(uri, via);
   }
 
-  #updated(uri: string): void {
-    for (const id of ENDPOINT_IDS) this.endpoints[id].resourceUpdated(uri);
+  #updated(uri: string, via: Publisher): void {
+    via.resourceUpdated(uri);
+    this.legacy.resourceUpdated(uri);
   }
 
-  #listChanged(): void {
-    for (const id of ENDPOINT_IDS) this.endpoints[id].resourcesChanged();
+  #listChanged(via: Publisher): void {
+    via.resourcesChanged();
+    this.legacy.resourcesChanged();
   }
 }

@@ -35,6 +35,8 @@ export interface DemoState {
   /** Epoch ms until which the endpoint answers 503, if it is in a simulated outage. */
   outageUntil: Record<EndpointId, number | undefined>;
   endpoints: Record<EndpointId, EndpointView>;
+  /** Only in scaled mode: the instances behind `/mcp` (the modern view above sums them). */
+  scale?: ScaleView;
 }
 
 export interface EndpointView {
@@ -46,4 +48,63 @@ export interface EndpointView {
 
 export interface NoteCreated {
   uri: string;
+}
+
+// ── scale-out mode (`npm run playground -- --instances N [--bus redis|memory]`) ──────────────
+
+export type BusKind = 'redis' | 'memory';
+
+/**
+ * How the page learns, before it connects, that it runs against a scaled deployment: the dev
+ * plugin defines `__PLAYGROUND_SCALE__` as this (or `null` in the default single-process mode).
+ */
+export interface ScaleMode {
+  instances: number;
+  bus: BusKind;
+  /** `silenceProbeMs` for the page's McpProvider: how "subscribed but silent" becomes visible. */
+  silenceProbeMs: number;
+}
+
+/** Scaled mode only: one entry per instance of the 2026-07-28 server behind `/mcp`. */
+export interface InstanceView {
+  name: string;
+  /** Its own loopback origin (the proxy's upstream). */
+  origin: string;
+  /** `subscriptions/listen` streams open on this instance. */
+  listenStreams: number;
+  /** Union of the resourceSubscriptions of those streams. */
+  subscribedUris: string[];
+  /** `resources/read` requests this instance served. */
+  reads: number;
+  /** Control-API changes this instance handled (and published on its own bus). */
+  changesHandled: number;
+  /** Events published on this instance's bus (changes it handled, and the clock ticks it ran). */
+  published: number;
+  /** Events from other instances this instance's bus received (always 0 on an in-memory bus). */
+  fromOthers: number;
+  /** Redis bus: its reading connection is up. `null` for an in-memory bus. */
+  busConnected: boolean | null;
+}
+
+export interface HandledChange {
+  seq: number;
+  /** The instance that handled the request, e.g. `instance-2`. */
+  instance: string;
+  /** Control-API route, e.g. `POST /demo/burst`. */
+  what: string;
+  at: number;
+}
+
+export interface ScaleView {
+  bus: BusKind;
+  /** Redis: where the bus runs, and who started it. */
+  redis?: { url: string; channel: string; origin: string };
+  instances: InstanceView[];
+  /** The latest control-API changes, newest first, with the instance each landed on. */
+  recentChanges: HandledChange[];
+}
+
+export interface ScaledAnswer {
+  /** Scaled mode: the instance that handled a control-API change. */
+  handledBy?: string;
 }

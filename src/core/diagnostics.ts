@@ -6,6 +6,12 @@ import type { NotifiedList } from './lists';
 const MAX_URI_SHOWN = 512;
 /** Distinct unmatched URIs remembered (the oldest is forgotten first). */
 const MAX_UNMATCHED = 50;
+/**
+ * How long a change found by a read may still be announced before it counts
+ * as silent: a notification can be slower than a read (a busy bus, events
+ * queued during a Redis blip).
+ */
+const SILENCE_GRACE_MS = 2000;
 
 export interface ResourceDiagnostics {
   uri: string;
@@ -111,6 +117,7 @@ export class Diagnostics {
   readonly #listeners = new Set<() => void>();
   readonly #now: () => number;
   readonly #emitEveryMs: number;
+  readonly #pendingSilent = new Map<string, ReturnType<typeof setTimeout>>();
   #counters = {
     updated: 0,
     listChanged: 0,
@@ -155,6 +162,8 @@ export class Diagnostics {
 
   dispose(): void {
     clearTimeout(this.#emitTimer);
+    for (const timer of this.#pendingSilent.values()) clearTimeout(timer);
+    this.#pendingSilent.clear();
     this.#listeners.clear();
   }
 
@@ -238,9 +247,18 @@ export class Diagnostics {
       start.epoch === record.coverageEpoch &&
       record.covered &&
       start.notifications === record.notifications &&
+      !this.#pendingSilent.has(uri) &&
       changed()
     ) {
-      record.silentChanges += 1;
+      const announced = record.notifications;
+      const timer = setTimeout(() => {
+        this.#pendingSilent.delete(uri);
+        if (record.notifications !== announced) return; // announced late, not silent
+        record.silentChanges += 1;
+        this.changed();
+      }, SILENCE_GRACE_MS);
+      (timer as { unref?: () => void }).unref?.();
+      this.#pendingSilent.set(uri, timer);
     }
     this.changed();
   }

@@ -80,7 +80,10 @@ export class Dashboard {
     return Number(await this.byId(testId).textContent());
   }
 
-  diagnosticsCell(uri: string, cell: 'refs' | 'acknowledged' | 'last-error'): Locator {
+  diagnosticsCell(
+    uri: string,
+    cell: 'refs' | 'acknowledged' | 'last-error' | 'silent-changes',
+  ): Locator {
     return this.page.locator(`[data-testid="diag-row"][data-uri="${uri}"] [data-testid="${cell}"]`);
   }
 
@@ -91,6 +94,55 @@ export class Dashboard {
         .filter({ hasText: text })
         .count()) > 0
     );
+  }
+
+  // ── scaled mode ──────────────────────────────────────────────────────────
+
+  /** Per instance (deployment card): open listen streams. */
+  async instanceStreams(): Promise<Record<string, number>> {
+    const rows = await this.byId('instance-row').all();
+    const entries = await Promise.all(
+      rows.map(async (row) => [
+        (await row.getAttribute('data-name')) ?? '?',
+        Number(await row.getAttribute('data-streams')),
+      ]),
+    );
+    return Object.fromEntries(entries);
+  }
+
+  /** The one instance holding this page's listen stream, once there is exactly one stream. */
+  async streamInstance(): Promise<string> {
+    const streams = await until(
+      'exactly one listen stream, on one instance',
+      () => this.instanceStreams(),
+      (byName) => Object.values(byName).reduce((a, b) => a + b, 0) === 1,
+    );
+    return Object.entries(streams).find(([, n]) => n === 1)?.[0] ?? '?';
+  }
+
+  /** The newest entry of "latest changes and the instance that handled each". */
+  async latestChange(): Promise<{ seq: number; instance: string; what: string } | undefined> {
+    const item = this.byId('recent-change').first();
+    if ((await item.count()) === 0) return undefined;
+    return {
+      seq: Number(await item.getAttribute('data-seq')),
+      instance: (await item.getAttribute('data-instance')) ?? '',
+      what: (await item.getAttribute('data-what')) ?? '',
+    };
+  }
+
+  /** Waits for the deployment card to list a change newer than `afterSeq`, of route `what`. */
+  changeHandled(what: string, afterSeq: number) {
+    return until(
+      `the deployment card to show who handled ${what}`,
+      () => this.latestChange(),
+      (change) => change !== undefined && change.seq > afterSeq && change.what === what,
+    ) as Promise<{ seq: number; instance: string; what: string }>;
+  }
+
+  async silentChanges(uri: string): Promise<number> {
+    const cell = this.diagnosticsCell(uri, 'silent-changes');
+    return (await cell.count()) === 0 ? 0 : Number(await cell.textContent());
   }
 
   /** The demo server's control API, called directly (the page's buttons call the same). */

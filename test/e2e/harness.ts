@@ -1,7 +1,8 @@
 /**
- * Starts what a developer starts: `vite playground` as its own process, and a real Chromium.
- * A child process rather than `createServer()` in this one: the demo plugin stays off under
- * Vitest (its timers must not run in unit tests), and this is the exact command of the script.
+ * Starts what a developer starts: `npm run playground`'s script (scripts/playground.mjs, which
+ * runs `vite playground`) as its own process, and a real Chromium. A child process rather than
+ * `createServer()` in this one: the demo plugin stays off under Vitest (its timers must not run
+ * in unit tests), and this is the exact command of the npm script, scaled-mode flags included.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const VITE_BIN = fileURLToPath(new URL('../../node_modules/vite/bin/vite.js', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../scripts/playground.mjs', import.meta.url));
 const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 30_000;
 
@@ -71,15 +72,14 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-async function startOnce(port: number): Promise<Playground> {
+async function startOnce(port: number, flags: string[]): Promise<Playground> {
   const child = spawn(
     process.execPath,
     [
-      VITE_BIN,
-      'playground',
+      SCRIPT,
+      // The script's own options (scaled mode); everything else goes to Vite.
+      ...flags,
       ...['--port', String(port), '--strictPort', '--host', HOST],
-      // The default loader warns at length about extensionless imports in the config's graph.
-      ...['--configLoader', 'runner'],
       // No HMR: someone editing src/ meanwhile must not swap the library under a running test.
       ...['--mode', 'frozen'],
     ],
@@ -125,12 +125,13 @@ async function startOnce(port: number): Promise<Playground> {
   return { url, output: () => output, stop };
 }
 
-export async function startPlayground(): Promise<Playground> {
+/** `flags`: the script's options, e.g. `['--instances', '3', '--bus', 'redis']`; none by default. */
+export async function startPlayground(flags: string[] = []): Promise<Playground> {
   try {
-    return await startOnce(await freePort());
+    return await startOnce(await freePort(), flags);
   } catch (error) {
     // Another process may have taken the port between probing and listening: try once more.
     if (!String(error).includes('already in use')) throw error;
-    return startOnce(await freePort());
+    return startOnce(await freePort(), flags);
   }
 }

@@ -1,15 +1,18 @@
 import { type EndpointId, URIS } from '../../shared/demo';
 import { useEventLog } from '../hooks/useEventLog';
+import { SCALE } from '../scale';
 import { ConfigEditor } from './ConfigEditor';
 import { ConfigSummary } from './ConfigSummary';
 import { ControlsCard } from './ControlsCard';
 import { CountersCard } from './CountersCard';
+import { DeploymentCard } from './DeploymentCard';
 import { DiagnosticsCard } from './DiagnosticsCard';
 import { EndpointSwitch } from './EndpointSwitch';
 import { EventLogCard } from './EventLogCard';
 import { NotesCard } from './NotesCard';
 import { ResourceListCard } from './ResourceListCard';
 import { ResourcePanel } from './ResourcePanel';
+import { ScaleBanner } from './ScaleBanner';
 import { ServerCard } from './ServerCard';
 import { StatusBadge } from './StatusBadge';
 
@@ -25,11 +28,15 @@ export function Dashboard(props: { endpoint: EndpointId; onSwitch: (id: Endpoint
         <EndpointSwitch value={props.endpoint} onChange={props.onSwitch} />
         <StatusBadge />
       </header>
+      {SCALE && <ScaleBanner scale={SCALE} />}
       <main className="grid">
         <ResourcePanel testId="panel-clock" uri={URIS.clock} title="Clock" />
         <ResourcePanel testId="panel-counter" uri={URIS.counter} title="Counter" big />
         <ResourcePanel testId="panel-image" uri={URIS.image} title="Logo (binary)" />
         <ResourcePanel testId="panel-flaky" uri={URIS.flaky} title="Flaky report" />
+        {/* Scaled mode: the instances, then the checks that tell whether the bus works. */}
+        {SCALE && <DeploymentCard />}
+        {SCALE && <DiagnosticsCard scaled />}
         <ConfigEditor />
         <ResourcePanel testId="panel-config-raw" uri={URIS.config} title="Config (same URI)" />
         <ConfigSummary />
@@ -38,7 +45,7 @@ export function Dashboard(props: { endpoint: EndpointId; onSwitch: (id: Endpoint
         <ServerCard endpoint={props.endpoint} />
         <ResourceListCard />
         <CountersCard snapshot={snapshot} onReset={log.reset} />
-        <DiagnosticsCard />
+        {!SCALE && <DiagnosticsCard />}
         <EventLogCard entries={snapshot.entries} />
       </main>
     </div>

@@ -5,8 +5,12 @@ import { Card } from './Card';
 import { ChecksList } from './ChecksList';
 import { ResourceDiagnosticsTable } from './ResourceDiagnosticsTable';
 
-/** `useMcpDiagnostics()`: the four troubleshooting checks, live. */
-export function DiagnosticsCard() {
+/**
+ * `useMcpDiagnostics()`: the four troubleshooting checks, live. `scaled`: the per-URI silent
+ * changes get their own column (with `silenceProbeMs` on, that is where a bus that does not
+ * reach every instance shows up).
+ */
+export function DiagnosticsCard(props: { scaled?: boolean }) {
   const diagnostics = useMcpDiagnostics();
   const { stream, capabilities, counters } = diagnostics;
   const now = useNow(1000);
@@ -60,7 +64,11 @@ export function DiagnosticsCard() {
           </dd>
         </dl>
       </div>
-      <ResourceDiagnosticsTable resources={diagnostics.resources} now={now} />
+      <ResourceDiagnosticsTable
+        resources={diagnostics.resources}
+        now={now}
+        silentColumn={props.scaled}
+      />
       <div className="unmatched" data-testid="unmatched">
         <strong>Unmatched URIs:</strong>{' '}
         {diagnostics.unmatched.length === 0

@@ -1,8 +1,15 @@
 import { ago } from '../format';
 import type { ResourceDiagnostics } from '../mcp';
 
-/** Per URI: who holds it, whether the server acknowledged it, and when it last moved. */
-export function ResourceDiagnosticsTable(props: { resources: ResourceDiagnostics[]; now: number }) {
+/**
+ * Per URI: who holds it, whether the server acknowledged it, and when it last moved.
+ * `silentColumn`: also how often a read found new content no notification had announced.
+ */
+export function ResourceDiagnosticsTable(props: {
+  resources: ResourceDiagnostics[];
+  now: number;
+  silentColumn?: boolean;
+}) {
   return (
     <table className="table numbers">
       <thead>
@@ -14,6 +21,7 @@ export function ResourceDiagnosticsTable(props: { resources: ResourceDiagnostics
           <th>last notification</th>
           <th>reads</th>
           <th>last read</th>
+          {props.silentColumn && <th>silent changes</th>}
           <th>last error</th>
         </tr>
       </thead>
@@ -35,6 +43,13 @@ export function ResourceDiagnosticsTable(props: { resources: ResourceDiagnostics
             <td>{ago(resource.lastNotificationAt, props.now)}</td>
             <td>{resource.reads}</td>
             <td>{ago(resource.lastReadAt, props.now)}</td>
+            {props.silentColumn && (
+              <td data-testid="silent-changes">
+                <span className={resource.silentChanges > 0 ? 'silent-count bad' : 'silent-count'}>
+                  {resource.silentChanges}
+                </span>
+              </td>
+            )}
             <td className="error-text" data-testid="last-error">
               {resource.lastError ?? ''}
             </td>

@@ -116,9 +116,11 @@ async function runChurn(kind: ServerKind, variant: Variant, workload: Workload, 
     await sleep(step.pauseMs);
   }
   const stepsMs = elapsed(start);
-  // Lingering releases and in-flight (un)subscribes are part of the bill.
+  // Lingering releases, in-flight (un)subscribes and ours' deferred narrowing of
+  // the server-side set (10 linger periods after a release) are part of the bill.
   const lingerMs = linger ?? (variant === 'ours' ? OUR_OPTIONS.lingerMs : 0);
-  await sleep(lingerMs + 100);
+  const isOurs = variant === 'ours' || linger !== undefined;
+  await sleep((isOurs ? 11 : 1) * lingerMs + 100);
   await quiet(() => [server.counters(), server.subscribedUris()], 200);
 
   const counters = server.counters();

@@ -13,6 +13,7 @@ import type {
   QueryKey,
 } from '@tanstack/query-core';
 import { attach, attachedRunner, detach, type QueryRunner, routedQueryFn } from './attachments';
+import { adoptAuthContext, isCurrentAuthContext } from './authContext';
 import { defaultBackoff } from './backoff';
 import {
   type ChangeChannel,
@@ -24,7 +25,7 @@ import {
 } from './channel';
 import { Connection, type ConnectionState, type ProtocolChoice } from './connection';
 import { Diagnostics, type McpDiagnostics } from './diagnostics';
-import { errorMessage, invalidUriError, isPermanent, isValidUri, McpQueryError } from './errors';
+import { errorMessage, invalidUriError, isValidUri, McpQueryError } from './errors';
 import { EventHub, type McpEvent } from './events';
 import { createMcpKeys, type McpKeys } from './keys';
 import { canonical, diffLists, fingerprintList, type ListFingerprint } from './listDiff';
@@ -37,6 +38,7 @@ import {
   resourceListQueryOptions,
   resourceQueryOptions,
 } from './queryOptions';
+import { checkContents, retryUnlessPermanent, ttlOf } from './readResult';
 import { RefetchCoordinator } from './refetchCoordinator';
 import { Store } from './store';
 import { type LegacyStreamState, SubscribeChannel } from './subscribeChannel';
@@ -103,11 +105,6 @@ const defaults = {
   ackTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
 };
-
-const MAX_RETRIES = 3;
-
-/** The `authContext` current per QueryClient and scope: private data of any other is purged. */
-const currentAuthContext = new WeakMap<QueryClient, Map<string, string | undefined>>();
 
 /**
  * Keeps one MCP server's resources live in a TanStack QueryClient. The React
@@ -465,9 +462,7 @@ export class McpCacheSync implements QueryRunner {
     if (this.#disposed) {
       throw new McpQueryError('DISPOSED', 'the McpProvider that started this read is gone');
     }
-    const contexts = currentAuthContext.get(this.queryClient);
-    const scopeKey = this.keys.scope ?? '';
-    if (contexts?.has(scopeKey) && contexts.get(scopeKey) !== this.#options.authContext) {
+    if (!isCurrentAuthContext(this.queryClient, this.keys, this.#options.authContext)) {
       throw new McpQueryError(
         'STALE_AUTH_CONTEXT',
         'this read was made under an authorisation context that is no longer current',
@@ -794,24 +789,7 @@ export class McpCacheSync implements QueryRunner {
    * Idempotent.
    */
   adoptAuthContext(): void {
-    let byScope = currentAuthContext.get(this.queryClient);
-    if (!byScope) {
-      byScope = new Map();
-      currentAuthContext.set(this.queryClient, byScope);
-    }
-    const scopeKey = this.keys.scope ?? '';
-    const context = this.#options.authContext;
-    const had = byScope.has(scopeKey);
-    const previous = byScope.get(scopeKey);
-    byScope.set(scopeKey, context);
-    if (!had || previous === context) return;
-    const isPrivate = (query: Query) => {
-      if (this.keys.listOf(query.queryKey) !== undefined) return true;
-      if (this.keys.uriOf(query.queryKey) === undefined) return false;
-      return (query.state.data as { cacheScope?: unknown } | undefined)?.cacheScope !== 'public';
-    };
-    void this.queryClient.cancelQueries({ predicate: isPrivate });
-    this.queryClient.removeQueries({ predicate: isPrivate });
+    adoptAuthContext(this.queryClient, this.keys, this.#options.authContext);
   }
 
   // ── state for useMcp ─────────────────────────────────────────────────────
@@ -862,54 +840,4 @@ export class McpCacheSync implements QueryRunner {
     }
     return next;
   }
-}
-
-/**
- * A read answer that would replace good content with nothing, or with the
- * content of another resource, is an error: the previous content stays.
- */
-function checkContents(uri: string, result: ReadResourceResult): void {
-  const contents: unknown = result.contents;
-  if (!Array.isArray(contents) || contents.length === 0) {
-    throw new McpQueryError(
-      'EMPTY_CONTENTS',
-      `resources/read of ${uri} returned no contents; the previous content is kept`,
-    );
-  }
-  const named = contents.map((item) => (item as { uri?: unknown } | null)?.uri);
-  if (!named.some((other) => typeof other === 'string' && sameResource(other, uri))) {
-    throw new McpQueryError(
-      'WRONG_URI',
-      `resources/read of ${uri} returned contents for ${String(named[0]).slice(0, 200)}; the previous content is kept`,
-    );
-  }
-}
-
-/**
- * Whether a content item belongs to the requested resource: the same URI, the
- * same after `new URL()` (servers on the SDKs turn `file:///a b` into
- * `file:///a%20b`), or a URI below it (a directory-like resource listing its
- * children).
- */
-function sameResource(returned: string, requested: string): boolean {
-  const normal = (uri: string) => {
-    try {
-      return new URL(uri).href;
-    } catch {
-      return uri;
-    }
-  };
-  const a = normal(returned);
-  const b = normal(requested);
-  return a === b || a.startsWith(b.endsWith('/') ? b : `${b}/`);
-}
-
-function retryUnlessPermanent(failureCount: number, error: unknown): boolean {
-  return !isPermanent(error) && failureCount < MAX_RETRIES;
-}
-
-/** A result's `ttlMs` as a staleTime: absent, zero or negative means stale at once. */
-function ttlOf(data: unknown): number {
-  const ttl = (data as { ttlMs?: unknown } | undefined)?.ttlMs;
-  return typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0;
 }

@@ -17,12 +17,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import { createClient } from 'redis';
 import { createRedisEventBus } from '../../src/server/index';
+import { Forwarder, RoundRobin } from '../../test/servers/forwarder';
 import type { ResourceStore } from '../../test/servers/index';
 import { sortedUnique } from '../../test/servers/protocol';
 import type { BusKind, EndpointView, HandledChange, InstanceView, ScaleView } from '../shared/demo';
 import type { ModernSide, Publisher } from './demoServer';
 import { type BusHandle, type ControlRoute, DemoInstance } from './instance';
-import { Forwarder, RoundRobin } from './proxy';
 
 const CONNECT_TIMEOUT_MS = 5000;
 const RECENT_CHANGES = 8;

@@ -1,8 +1,8 @@
 /**
- * Scaled mode's load balancer, inside the dev server: each request goes to the next upstream of
- * its pool, no stickiness, no buffering (an SSE listen stream is piped through chunk by chunk).
- * The same forwarding as `test/scale/roundRobinProxy.ts`, but as middleware, so the page keeps
- * one origin (the app, `/mcp` and `/demo/*`), as the MCP endpoints have no CORS.
+ * Plain HTTP forwarding for load balancers in front of several server instances: each request
+ * goes to the upstream the caller picks (round robin: no stickiness), with no buffering (an SSE
+ * listen stream is piped through chunk by chunk). Used by the scale tests' proxy and by the
+ * playground's scaled mode, where it runs as dev-server middleware to keep one origin.
  */
 import {
   Agent,

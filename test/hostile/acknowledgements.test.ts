@@ -328,7 +328,8 @@ describe('subscribe answers from a hostile 2025 server', () => {
     let hung = 0;
     h = await startHostile(
       'legacy-v2',
-      { ackTimeoutMs: 200, requestTimeoutMs: 300 },
+      // Generous: under a loaded CI machine a 300 ms timeout also cut the retry short.
+      { ackTimeoutMs: 200, requestTimeoutMs: 1000 },
       {
         hold: (exchange) => {
           if (exchange.method !== SUBSCRIBE || hung > 0) return undefined;
@@ -341,7 +342,7 @@ describe('subscribe answers from a hostile 2025 server', () => {
     await eventually(() => expect(view.text()).toBe('v1'));
     await eventually(() => expect(h?.resource(URI)?.declined).toMatch(/subscribe failed/));
     // A timeout is not an answer: the server never said no, and it answers now.
-    await h.acknowledged(URI, 5000);
+    await h.acknowledged(URI, 10_000);
     h.server.setText(URI, 'v2');
     await eventually(() => expect(view.text()).toBe('v2'));
   });

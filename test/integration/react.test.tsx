@@ -29,6 +29,12 @@ function Viewer({ uri, label }: { uri: string; label: string }) {
   );
 }
 
+function Unsubscribed({ uri }: { uri: string }) {
+  const query = useResource(uri, { subscribe: false });
+  const content = query.data?.contents[0];
+  return <div data-testid="unsubscribed">{content && 'text' in content ? content.text : ''}</div>;
+}
+
 function Status() {
   const { status, era, client } = useMcp();
   return <div data-testid="status">{`${status} ${era ?? '-'} ${client ? 'client' : 'none'}`}</div>;
@@ -176,6 +182,14 @@ describe.each(ERA_CASES)('hooks against the $kind server', ({ kind, era }) => {
     expect(screen.getByTestId('number').textContent).toContain('non-empty URI');
     expect(server.store.reads()).toBe(1);
     expect(server.subscribedUris()).toEqual([URI]);
+  });
+
+  it('subscribe: false reads without subscribing on the server', async () => {
+    renderApp(<Unsubscribed uri={URI} />);
+    await waitFor(() => expect(screen.getByTestId('unsubscribed').textContent).toBe('v1'));
+    await settled(() => server.counters());
+    expect(server.subscribedUris()).toEqual([]);
+    expect(server.counters().subscribeRequests).toBe(0);
   });
 
   it('unmounting the provider closes its connection and subscriptions', async () => {

@@ -1,23 +1,28 @@
 export type { BackoffOptions } from './core/backoff';
-export type { CloseReason, StreamState, StreamStatus } from './core/channel';
-export type { Era, ProtocolChoice } from './core/connection';
 export type {
   CheckId,
   DiagnosticCheck,
   McpDiagnostics,
   ResourceDiagnostics,
   UnmatchedNotification,
-} from './core/diagnostics';
-export { isNotFound, McpQueryError } from './core/errors';
-export type { McpEvent } from './core/events';
+} from './core/checks';
+export type { ProtocolChoice } from './core/clientSource';
+export { describeEvent, type McpEventTone } from './core/describeEvent';
+export { isNotFound, McpQueryError, type McpQueryErrorCode } from './core/errors';
+export type {
+  CloseReason,
+  ConnectionPhase,
+  ConnectionSnapshot,
+  Era,
+  McpEvent,
+  McpEventOf,
+  StreamState,
+  StreamStatus,
+} from './core/events';
 export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
 export type { ListKind, NotifiedList } from './core/lists';
-export {
-  McpCacheSync,
-  type McpCacheSyncOptions,
-  type McpState,
-  type McpStatus,
-} from './core/mcpCacheSync';
+export { McpCacheSync } from './core/mcpCacheSync';
+export type { McpCacheSyncOptions } from './core/options';
 export {
   promptListQueryOptions,
   resourceListQueryOptions,
@@ -26,6 +31,7 @@ export {
   type ScopeOption,
   toolListQueryOptions,
 } from './core/queryOptions';
+export type { McpState, McpStatus } from './core/state';
 export { expandTemplate, type TemplateValue, type TemplateVariables } from './core/uriTemplate';
 export { McpDevtools, type McpDevtoolsProps } from './react/devtools/McpDevtools';
 export { McpProvider, type McpProviderProps } from './react/McpProvider';

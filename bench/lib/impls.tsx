@@ -112,7 +112,7 @@ function OursView({ id, uri, track }: ViewProps) {
 function recordEvent(probe: OurProbe, event: McpEvent): void {
   if (event.type === 'status') probe.lastStatus = event.status;
   if (event.type === 'stream') {
-    const key = `${event.kind}:${event.state}`;
+    const key = `${event.status.kind}:${event.status.state}`;
     probe.streamStates[key] = (probe.streamStates[key] ?? 0) + 1;
     probe.lastStream = key;
   }

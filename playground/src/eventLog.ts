@@ -122,8 +122,10 @@ export class EventLog {
         totals.listChanged += 1;
         break;
       case 'stream':
-        if (event.state === 'open') totals.streamOpens += 1;
-        else if (event.state === 'reopening' || event.state === 'closed') totals.streamCloses += 1;
+        if (event.status.state === 'open') totals.streamOpens += 1;
+        else if (event.status.state === 'reopening' || event.status.state === 'closed') {
+          totals.streamCloses += 1;
+        }
         break;
       case 'coverage':
         if (event.acknowledged.length > 0) totals.acks += 1;

@@ -1,16 +1,10 @@
+import type { CloseReason, StreamStatus } from './events';
+import type { Desire } from './interest';
 import type { NotifiedList } from './lists';
-
-/** What the provider wants to hear about, recomputed whenever it changes. */
-export interface ChannelDesire {
-  /** Subscribed URIs, sorted. */
-  uris: readonly string[];
-  /** Lists whose `list_changed` is wanted (resources always; tools/prompts while shown). */
-  lists: ReadonlySet<NotifiedList>;
-}
 
 /**
  * What the server has agreed to tell us right now. A URI is covered only
- * while a live stream (or legacy subscription plus its SSE stream) carries
+ * while a live stream (or a 2025 subscription plus its SSE stream) carries
  * its notifications; everything else falls back to TTL freshness.
  */
 export interface Coverage {
@@ -20,44 +14,25 @@ export interface Coverage {
 
 export const noCoverage: Coverage = { uris: new Set(), lists: new Set() };
 
-export type StreamState =
-  | 'idle' // nothing to listen to
-  | 'opening' // first stream / subscriptions being established
-  | 'open'
-  | 'reopening' // lost; re-establishing with backoff
-  | 'unsupported' // the server offers nothing we can listen to
-  | 'closed';
-
-export type CloseReason = 'local' | 'graceful' | 'remote' | 'error';
-
-export interface StreamStatus {
-  kind: 'listen' | 'legacy' | 'none';
-  state: StreamState;
-  since: number;
-  reopenCount: number;
-  lastCloseReason: CloseReason | undefined;
-  attempt: number;
-  nextRetryAt: number | undefined;
-  lastError: string | undefined;
-  /** Why the stream is unsupported or idle, for humans. */
-  note: string | undefined;
-}
-
-export interface ChannelEvents {
+/** How a channel reports to its session. */
+export interface ChannelReport {
   /** The complete covered set, replacing the previous one. */
   coverage(next: Coverage): void;
-  /** URIs the server would not cover, with the reason (complete map). */
+  /** URIs the server would not cover, with the reason (the complete map). */
   declined(next: ReadonlyMap<string, string>): void;
   status(next: StreamStatus): void;
 }
 
-/** One era's way of turning a desired URI set into server-side subscriptions. */
+/** One era's way of turning what is wanted into server-side subscriptions. */
 export interface ChangeChannel {
-  update(desire: ChannelDesire): void;
-  /** Whether a request that would cover `uri` is in flight now. */
-  isEstablishing(uri: string): boolean;
-  /** Whether a request that would deliver this list's `list_changed` is in flight now. */
-  isEstablishingList(list: NotifiedList): boolean;
+  update(desire: Desire): void;
+  /**
+   * Whether coverage of `uri` can still come without anything else changing
+   * (false: the server cannot, or said no). A read waits for coverage only
+   * while this holds.
+   */
+  mayCover(uri: string): boolean;
+  mayCoverList(list: NotifiedList): boolean;
   dispose(): Promise<void>;
 }
 
@@ -74,3 +49,5 @@ export function initialStatus(kind: StreamStatus['kind'], now: number): StreamSt
     note: undefined,
   };
 }
+
+export type { CloseReason };

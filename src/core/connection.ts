@@ -1,84 +1,64 @@
-import {
-  Client,
-  type Implementation,
-  type ServerCapabilities,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
+import type { ClientSource } from './clientSource';
 import { McpQueryError } from './errors';
-import { observedFetch } from './observedFetch';
+import type { ConnectionSnapshot, Emit } from './events';
+import type { TransportObserver } from './httpTransport';
 import { RetryTimer } from './retryTimer';
-import { Store } from './store';
-import type { LegacyStreamState } from './subscribeChannel';
+import { Waiters } from './waiters';
 
-export type ProtocolChoice = 'auto' | '2026-07-28' | 'legacy';
-export type Era = 'modern' | 'legacy';
-
-/** Where the connection comes from. Only what this package creates, it closes. */
-export type ConnectionSource =
-  | { url: string | URL; fetch?: typeof fetch }
-  | { client: Client }
-  | { transport: () => Transport };
-
-export type ConnectionPhase = 'connecting' | 'ready' | 'reconnecting' | 'error' | 'closed';
-
-export interface ConnectionState {
-  phase: ConnectionPhase;
-  client: Client | undefined;
-  era: Era | undefined;
-  protocolVersion: string | undefined;
-  capabilities: ServerCapabilities | undefined;
-  error: Error | undefined;
-  /** Consecutive failed attempts in the current outage. */
-  attempt: number;
-  nextRetryAt: number | undefined;
-  /** Bumped for every client; callbacks of an older generation are ignored. */
-  generation: number;
-  /** Connections re-established after a loss. */
-  reconnects: number;
-  lastLoss: string | undefined;
+/** What the connection needs of a session: open before the first request, disposed after. */
+export interface SessionLike {
+  readonly client: Client;
+  readonly transportObserver: TransportObserver;
+  ready(): void;
+  dispose(shutdown: boolean): Promise<void>;
 }
 
-export interface ConnectionHooks {
-  /** A fresh connection, before any request of ours: install the dispatcher here. */
-  prepare(client: Client, generation: number): void;
-  ready(client: Client, generation: number): void;
-  /** The connection of `generation` is over (lost, replaced or disposed). */
-  lost(generation: number): void;
-  legacyStream(generation: number, state: LegacyStreamState): void;
-}
-
-export interface ConnectionOptions {
-  source: ConnectionSource;
-  clientInfo: Implementation;
-  protocol: ProtocolChoice;
+export interface ConnectionOptions<S extends SessionLike> {
+  source: ClientSource;
   backoff: BackoffOptions;
   requestTimeoutMs: number;
+  /** A session for a fresh client, before any of its requests. */
+  open(client: Client, observed: boolean): S;
+  emit: Emit;
   random?: () => number;
 }
 
-const negotiation = (protocol: ProtocolChoice) =>
-  protocol === 'auto'
-    ? { mode: 'auto' as const }
-    : protocol === 'legacy'
-      ? { mode: 'legacy' as const }
-      : { mode: { pin: protocol } };
+/** How long `dispose()` lets a handshake in flight finish before cutting it off. */
+const DISPOSE_GRACE_MS = 2000;
+
+const initial: ConnectionSnapshot = {
+  phase: 'connecting',
+  era: undefined,
+  protocolVersion: undefined,
+  capabilities: undefined,
+  error: undefined,
+  attempt: 0,
+  nextRetryAt: undefined,
+  reconnects: 0,
+  lastLoss: undefined,
+};
 
 /**
- * The MCP connection as an explicit state machine: connecting → ready, and
- * on loss reconnecting (capped backoff with full jitter) → ready again.
- * Every connection gets a generation number; anything that reports back from
- * an older generation is ignored, so a late callback of a closed client can
- * never write into the cache.
+ * Connects, and on loss connects again with capped, jittered backoff:
+ * connecting → ready, and reconnecting → ready after a loss. Each connected
+ * client lives in a session the connection opens and disposes; whatever a
+ * disposed session's client still says reaches nothing. Only one attempt
+ * runs at a time, and `dispose()` waits for it, so a handshake still in
+ * flight when the provider goes away is ended on the server, not abandoned.
  */
-export class Connection {
-  readonly state: Store<ConnectionState>;
-  readonly #options: ConnectionOptions;
-  readonly #hooks: ConnectionHooks;
-  #owned: Client | undefined;
-  #restoreOnclose: (() => void) | undefined;
+export class Connection<S extends SessionLike> {
+  readonly #options: ConnectionOptions<S>;
+  #state: ConnectionSnapshot = initial;
+  /** The ready session, if any. */
+  #session: S | undefined;
+  /** The attempt in flight, if any, and its client once made. */
+  #attempt: Promise<void> | undefined;
+  #connecting: Client | undefined;
   readonly #retry = new RetryTimer();
+  readonly #waiters = new Waiters();
+  #restoreOnclose: (() => void) | undefined;
   /**
    * Backoff position. Unlike the displayed `attempt` it survives a connection
    * that came up and died soon after, so a server that accepts and then
@@ -86,242 +66,108 @@ export class Connection {
    */
   #backoffAttempt = 0;
   #readyAt = 0;
-  #waiters = new Set<() => void>();
   #started = false;
+  #closed = false;
 
-  constructor(options: ConnectionOptions, hooks: ConnectionHooks) {
+  constructor(options: ConnectionOptions<S>) {
     this.#options = options;
-    this.#hooks = hooks;
-    this.state = new Store<ConnectionState>({
-      phase: 'connecting',
-      client: undefined,
-      era: undefined,
-      protocolVersion: undefined,
-      capabilities: undefined,
-      error: undefined,
-      attempt: 0,
-      nextRetryAt: undefined,
-      generation: 0,
-      reconnects: 0,
-      lastLoss: undefined,
-    });
   }
 
-  get generation(): number {
-    return this.state.get().generation;
+  get state(): ConnectionSnapshot {
+    return this.#state;
+  }
+
+  /** The session of the connected client, when ready. */
+  get session(): S | undefined {
+    return this.#session;
+  }
+
+  get started(): boolean {
+    return this.#started;
   }
 
   start(): void {
-    if (this.#started) return;
+    if (this.#started || this.#closed) return;
     this.#started = true;
-    for (const waiter of [...this.#waiters]) waiter();
-    void this.#connect();
+    this.#emitState();
+    this.#waiters.recheck();
+    this.#connect();
   }
 
   /** Drop the current connection and connect again now, skipping any backoff wait. */
   reconnect(): void {
-    const { phase } = this.state.get();
-    if (phase === 'closed') return;
+    if (this.#closed || !this.#started) return;
     this.#retry.cancel();
-    this.#endGeneration(true);
     this.#backoffAttempt = 0;
-    this.state.update({ phase: 'reconnecting', attempt: 0, nextRetryAt: undefined });
-    void this.#connect();
+    this.#end(true);
+    this.#set({ phase: 'reconnecting', attempt: 0, nextRetryAt: undefined });
+    if (!this.#attempt) this.#connect();
   }
 
   /**
-   * Resolves with the ready client; waits through connecting and
-   * reconnecting. A connection that is never started (a provider rendered on
-   * the server, never mounted) gives up after the request timeout instead of
-   * holding the query forever.
+   * The ready session; waits through connecting and reconnecting, at most
+   * `timeoutMs`. Rejects at once when the connection is in `error` or
+   * `closed`, and with the connection's last error when the wait runs out,
+   * so a read never waits for a server that is not coming.
    */
-  whenReady(signal?: AbortSignal): Promise<Client> {
-    return new Promise<Client>((resolve, reject) => {
-      let unstarted: ReturnType<typeof setTimeout> | undefined;
-      const check = (): boolean => {
-        const { phase, client, error } = this.state.get();
-        if (phase === 'ready' && client) {
-          resolve(client);
-          return true;
-        }
-        if (phase === 'closed' || phase === 'error') {
-          reject(
-            error ??
-              new McpQueryError('NOT_CONNECTED', `the MCP connection is ${phase}`, {
-                cause: error,
-              }),
-          );
-          return true;
-        }
-        if (signal?.aborted) {
-          reject(signal.reason);
-          return true;
-        }
-        if (this.#started) clearTimeout(unstarted);
-        return false;
-      };
-      if (check()) return;
-      const waiter = () => {
-        if (check()) cleanup();
-      };
-      const cleanup = () => {
-        clearTimeout(unstarted);
-        this.#waiters.delete(waiter);
-        signal?.removeEventListener('abort', waiter);
-      };
-      if (!this.#started) {
-        unstarted = setTimeout(() => {
-          cleanup();
-          reject(
-            new McpQueryError(
-              'NOT_STARTED',
-              'the MCP connection was never started (is the McpProvider mounted, or rendered on the server?)',
-            ),
-          );
-        }, this.#options.requestTimeoutMs);
-      }
-      this.#waiters.add(waiter);
-      signal?.addEventListener('abort', waiter);
-    });
-  }
-
-  async dispose(): Promise<void> {
-    if (this.state.get().phase === 'closed') return;
-    this.#retry.cancel();
-    this.#endGeneration(true);
-    this.#set({ phase: 'closed', client: undefined, nextRetryAt: undefined });
-  }
-
-  #set(patch: Partial<ConnectionState>): void {
-    this.state.update(patch);
-    for (const waiter of [...this.#waiters]) waiter();
-  }
-
-  /**
-   * Close what this generation owns and tell the hooks it is over. Unless the
-   * server already forgot it, a 2025 session is also ended on the server
-   * (DELETE), so it does not keep our subscriptions after we are gone.
-   */
-  #endGeneration(endSession: boolean): void {
-    const { generation } = this.state.get();
-    this.state.update({ generation: generation + 1, client: undefined });
-    this.#hooks.lost(generation);
-    this.#restoreOnclose?.();
-    this.#restoreOnclose = undefined;
-    const owned = this.#owned;
-    this.#owned = undefined;
-    if (!owned) return;
-    const transport = owned.transport as { terminateSession?: () => Promise<void> } | undefined;
-    const ending =
-      endSession && owned.getProtocolEra() === 'legacy' && transport?.terminateSession
-        ? transport.terminateSession().catch(() => {})
-        : Promise.resolve();
-    void ending.then(() => owned.close()).catch(() => {});
-  }
-
-  async #connect(): Promise<void> {
-    const generation = this.state.get().generation;
-    const source = this.#options.source;
-    const current = () =>
-      this.state.get().generation === generation && this.state.get().phase !== 'closed';
-    try {
-      let client: Client;
-      if ('client' in source) {
-        client = source.client;
-        if (client.getProtocolEra() === undefined) {
-          throw new McpQueryError(
-            'NOT_CONNECTED',
-            'the client passed to McpProvider is not connected: call client.connect(transport) first',
-          );
-        }
-        this.#hooks.prepare(client, generation);
-      } else {
-        client = new Client(this.#options.clientInfo, {
-          versionNegotiation: negotiation(this.#options.protocol),
-        });
-        this.#owned = client;
-        this.#hooks.prepare(client, generation);
-        await client.connect(this.#transport(source, generation), {
-          timeout: this.#options.requestTimeoutMs,
-        });
-      }
-      if (!current()) return;
-      // Chain, don't replace: a client passed in may carry the host's own handler.
-      const previous = client.onclose;
-      const onclose = () => {
-        previous?.();
-        if (current()) this.#lost('the transport closed', false);
-      };
-      client.onclose = onclose;
-      this.#restoreOnclose = () => {
-        if (client.onclose === onclose) client.onclose = previous;
-      };
-      const era = client.getProtocolEra();
-      this.#readyAt = Date.now();
-      this.#set({
-        phase: 'ready',
-        client,
-        era,
-        protocolVersion: client.getNegotiatedProtocolVersion(),
-        capabilities: client.getServerCapabilities(),
-        error: undefined,
-        attempt: 0,
-        nextRetryAt: undefined,
-      });
-      this.#hooks.ready(client, generation);
-    } catch (error) {
-      if (!current()) return;
-      const failure = error instanceof Error ? error : new Error(String(error));
-      if ('client' in source) {
-        this.#set({ phase: 'error', error: failure });
-        return;
-      }
-      this.#endGeneration(false);
-      this.#scheduleRetry(failure);
+  async whenReady(signal: AbortSignal | undefined, timeoutMs: number): Promise<S> {
+    const settled = () => this.#session !== undefined || this.#final() || signal?.aborted === true;
+    if (!settled()) await this.#waiters.wait(settled, { timeoutMs, signal });
+    signal?.throwIfAborted();
+    if (this.#session) return this.#session;
+    const { phase, error } = this.#state;
+    if (!this.#started) {
+      throw new McpQueryError(
+        'NOT_STARTED',
+        'the MCP connection was never started (McpCacheSync not mounted, or rendered on the server?)',
+      );
     }
+    throw new McpQueryError(
+      'NOT_CONNECTED',
+      error ? `not connected: ${error.message}` : `the MCP connection is ${phase}`,
+      { cause: error },
+    );
   }
 
-  #transport(source: Exclude<ConnectionSource, { client: Client }>, generation: number): Transport {
-    if ('transport' in source) return source.transport();
-    const current = () => this.state.get().generation === generation;
-    return new StreamableHTTPClientTransport(new URL(source.url), {
-      fetch: observedFetch(
-        {
-          stream: (state) => {
-            if (!current()) return;
-            this.#hooks.legacyStream(generation, state);
-            if (state === 'closed' && this.state.get().phase === 'ready') {
-              // The session may well be alive (a proxy cut the stream): end it,
-              // or it keeps our subscriptions and receives for nobody.
-              this.#lost('the SSE stream ended', true);
-            }
-          },
-          sessionLost: () => {
-            if (current() && this.state.get().phase === 'ready') {
-              this.#lost('the server no longer knows the session', false);
-            }
-          },
-        },
-        source.fetch,
-      ),
-      // The transport would quietly re-open the SSE stream in the same
-      // session; notifications sent during the gap would be lost without
-      // anyone knowing. We reconnect ourselves instead, and re-read.
-      reconnectionOptions: {
-        maxRetries: 0,
-        initialReconnectionDelay: 1000,
-        maxReconnectionDelay: 30_000,
-        reconnectionDelayGrowFactor: 1.5,
-      },
+  /**
+   * Close what this connection opened and stop. Resolves once the client is
+   * closed and a 2025 session ended on the server, including one whose
+   * handshake was still in flight.
+   */
+  async dispose(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#retry.cancel();
+    const ending = this.#end(true, true);
+    this.#set({ phase: 'closed', nextRetryAt: undefined });
+    await Promise.all([this.#settleAttempt(), ending]);
+  }
+
+  /**
+   * Let a handshake in flight finish, so the session it creates can be ended
+   * on the server; one that hangs is cut off after a grace period.
+   */
+  async #settleAttempt(): Promise<void> {
+    const attempt = this.#attempt;
+    if (!attempt) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const cutOff = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        void this.#connecting?.close().catch(() => {});
+        resolve();
+      }, DISPOSE_GRACE_MS);
     });
+    await Promise.race([attempt, cutOff]);
+    clearTimeout(timer);
+    await attempt;
   }
 
-  #lost(reason: string, sessionMayLive: boolean): void {
+  /** A session that can no longer deliver asks to be replaced. */
+  lost(session: S, reason: string, endSession: boolean): void {
+    if (session !== this.#session || this.#closed) return;
     if (Date.now() - this.#readyAt >= this.#options.backoff.maxDelayMs) this.#backoffAttempt = 0;
-    const source = this.#options.source;
-    const reconnects = this.state.get().reconnects;
-    this.#endGeneration(sessionMayLive);
-    if ('client' in source) {
+    this.#end(endSession);
+    if (!this.#options.source.reconnectable) {
       this.#set({
         phase: 'error',
         lastLoss: reason,
@@ -332,24 +178,111 @@ export class Connection {
       });
       return;
     }
-    this.state.update({ lastLoss: reason, reconnects: reconnects + 1 });
+    this.#set({ lastLoss: reason, reconnects: this.#state.reconnects + 1 });
     this.#scheduleRetry(new McpQueryError('CONNECTION_LOST', reason));
   }
 
+  #final(): boolean {
+    const { phase } = this.#state;
+    return phase === 'error' || phase === 'closed';
+  }
+
+  #connect(): void {
+    const attempt = this.#run().finally(() => {
+      if (this.#attempt === attempt) this.#attempt = undefined;
+    });
+    this.#attempt = attempt;
+  }
+
+  async #run(): Promise<void> {
+    const { source, open, requestTimeoutMs } = this.#options;
+    let session: S | undefined;
+    let client: Client | undefined;
+    try {
+      client = await source.connect((fresh, observed) => {
+        this.#connecting = fresh;
+        session = open(fresh, observed);
+        return session.transportObserver;
+      }, requestTimeoutMs);
+    } catch (error) {
+      this.#connecting = undefined;
+      await session?.dispose(this.#closed);
+      if (this.#closed) return;
+      const failure = error instanceof Error ? error : new Error(String(error));
+      if (!source.reconnectable) {
+        this.#set({ phase: 'error', error: failure });
+        return;
+      }
+      this.#scheduleRetry(failure);
+      return;
+    }
+    this.#connecting = undefined;
+    const ready = session as S;
+    if (this.#closed) {
+      await Promise.all([ready.dispose(true), source.release(client, true)]);
+      return;
+    }
+    // Chain, don't replace: a client passed in may carry the host's own handler.
+    const previous = client.onclose;
+    const onclose = () => {
+      previous?.();
+      this.lost(ready, 'the transport closed', false);
+    };
+    client.onclose = onclose;
+    const connected = client;
+    this.#restoreOnclose = () => {
+      if (connected.onclose === onclose) connected.onclose = previous;
+    };
+    this.#session = ready;
+    this.#readyAt = Date.now();
+    this.#set({
+      phase: 'ready',
+      era: client.getProtocolEra(),
+      protocolVersion: client.getNegotiatedProtocolVersion(),
+      capabilities: client.getServerCapabilities(),
+      error: undefined,
+      attempt: 0,
+      nextRetryAt: undefined,
+    });
+    ready.ready();
+  }
+
+  /** End the ready session, if any: dispose it, then let its client go. */
+  #end(endSession: boolean, shutdown = false): Promise<void> {
+    const session = this.#session;
+    this.#session = undefined;
+    this.#restoreOnclose?.();
+    this.#restoreOnclose = undefined;
+    if (!session) return Promise.resolve();
+    return Promise.all([
+      session.dispose(shutdown),
+      this.#options.source.release(session.client, endSession),
+    ]).then(() => {});
+  }
+
   #scheduleRetry(error: Error): void {
-    const { attempt } = this.state.get();
     const delay = backoffDelay(this.#backoffAttempt, this.#options.backoff, this.#options.random);
     this.#backoffAttempt += 1;
     const offline = this.#retry.schedule(delay, () => {
-      this.state.update({ nextRetryAt: undefined });
-      void this.#connect();
+      this.#set({ nextRetryAt: undefined });
+      this.#connect();
     });
     this.#set({
       phase: 'reconnecting',
       error,
-      attempt: Math.max(attempt + 1, this.#backoffAttempt),
+      attempt: Math.max(this.#state.attempt + 1, this.#backoffAttempt),
       // Offline: no time is set; the attempt runs when the network returns.
       nextRetryAt: offline ? undefined : Date.now() + delay,
     });
+  }
+
+  #set(patch: Partial<ConnectionSnapshot>): void {
+    this.#state = { ...this.#state, ...patch };
+    this.#emitState();
+    this.#waiters.recheck();
+  }
+
+  #emitState(): void {
+    this.#options.emit({ type: 'connection', state: this.#state });
   }
 }

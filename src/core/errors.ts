@@ -1,20 +1,54 @@
 /** JSON-RPC codes a server answers for a resource that does not exist. */
 const NOT_FOUND_CODES = new Set([-32002, -32602]);
 
+/**
+ * What went wrong, for code that branches on it:
+ * - `INVALID_OPTIONS`: the options given to McpCacheSync / McpProvider do not make sense.
+ * - `INVALID_URI`: a resource URI that is not a non-empty string; no request was sent.
+ * - `EMPTY_CONTENTS` / `WRONG_URI`: a read answered with nothing, or with another resource's
+ *   content; the previous content is kept.
+ * - `NOT_CONNECTED`: the connection is in `error` or `closed`, or did not come up in time.
+ * - `CONNECTION_LOST`: the connection (or, 2025, its notification stream) ended.
+ * - `STREAM_LOST`: the change stream ended and is being re-established.
+ * - `NOT_STARTED`: nothing started the connection (rendered on the server, never mounted).
+ * - `DISPOSED`: the McpCacheSync that started this was disposed.
+ * - `SUPERSEDED`: another McpCacheSync took over this QueryClient and scope.
+ * - `NOT_ATTACHED`: no McpCacheSync serves this QueryClient and scope.
+ * - `UNKNOWN_KEY`: a query key that is not an MCP key.
+ * - `INVALID_TEMPLATE`: `expandTemplate` was given a template it cannot expand.
+ */
+export type McpQueryErrorCode =
+  | 'INVALID_OPTIONS'
+  | 'INVALID_URI'
+  | 'EMPTY_CONTENTS'
+  | 'WRONG_URI'
+  | 'NOT_CONNECTED'
+  | 'CONNECTION_LOST'
+  | 'STREAM_LOST'
+  | 'NOT_STARTED'
+  | 'DISPOSED'
+  | 'SUPERSEDED'
+  | 'NOT_ATTACHED'
+  | 'UNKNOWN_KEY'
+  | 'INVALID_TEMPLATE';
+
 /** An error raised by this package itself (never by the server). */
 export class McpQueryError extends Error {
   override readonly name: string = 'McpQueryError';
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: McpQueryErrorCode;
+  constructor(code: McpQueryErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
   }
 }
 
-/** The `uri` given to a hook is not a non-empty string: no request is sent. */
+/** A resource URI that is not a non-empty string: no request is sent. */
 export function invalidUriError(uri: unknown): McpQueryError {
   const shown = typeof uri === 'string' ? JSON.stringify(uri) : typeof uri;
-  return new McpQueryError('INVALID_URI', `useResource needs a non-empty URI string, got ${shown}`);
+  return new McpQueryError(
+    'INVALID_URI',
+    `a resource URI must be a non-empty string, got ${shown}`,
+  );
 }
 
 export function isValidUri(uri: unknown): uri is string {

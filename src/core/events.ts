@@ -1,14 +1,75 @@
-import type { CloseReason, StreamStatus } from './channel';
-import type { ConnectionPhase } from './connection';
+import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import type { ListKind, NotifiedList } from './lists';
 
-/** Everything that happens between the server and the cache, as it happens. */
+export type Era = 'modern' | 'legacy';
+
+export type ConnectionPhase =
+  | 'connecting'
+  | 'ready'
+  | 'reconnecting'
+  | 'unauthorized'
+  | 'error'
+  | 'closed';
+
+/** The connection as a plain, cloneable value (no client object in it). */
+export interface ConnectionSnapshot {
+  phase: ConnectionPhase;
+  era: Era | undefined;
+  protocolVersion: string | undefined;
+  capabilities: ServerCapabilities | undefined;
+  error: Error | undefined;
+  /** Consecutive failed attempts in the current outage. */
+  attempt: number;
+  nextRetryAt: number | undefined;
+  /** Connections re-established after a loss. */
+  reconnects: number;
+  lastLoss: string | undefined;
+}
+
+export type StreamState =
+  | 'idle' // nothing to listen to
+  | 'opening' // first stream / subscriptions being established
+  | 'open'
+  | 'reopening' // lost; re-establishing with backoff
+  | 'unsupported' // the server offers nothing we can listen to
+  | 'closed';
+
+export type CloseReason = 'local' | 'graceful' | 'remote' | 'error';
+
+export interface StreamStatus {
+  kind: 'listen' | 'legacy' | 'none';
+  state: StreamState;
+  since: number;
+  reopenCount: number;
+  lastCloseReason: CloseReason | undefined;
+  attempt: number;
+  nextRetryAt: number | undefined;
+  lastError: string | undefined;
+  /** Why the stream is unsupported or idle, for humans. */
+  note: string | undefined;
+}
+
+/**
+ * Everything that happens between the server and the cache, as it happens.
+ * The diagnostics, `useMcp()` state and the devtools are all folds over this
+ * one stream; every event is a plain value (structured-cloneable).
+ */
 export type McpEvent = { at: number } & (
-  | { type: 'status'; status: ConnectionPhase | 'reconnecting' }
+  | { type: 'connection'; state: ConnectionSnapshot }
+  /** The status `useMcp()` shows changed (connection phase, or `reconnecting` while the stream is re-established). */
+  | { type: 'status'; status: ConnectionPhase }
+  | { type: 'stream'; status: StreamStatus }
+  /** A URI became wanted (held or lingering), its holder count changed, or it was released. */
+  | { type: 'interest'; uri: string; refs: number; wanted: boolean }
+  | { type: 'coverage'; acknowledged: string[]; lost: string[]; lists: NotifiedList[] }
+  /** URIs the server would not cover (reason), or covers again (null). */
+  | { type: 'declined'; changes: [uri: string, reason: string | null][] }
   | { type: 'updated'; uri: string; matched: boolean }
   | { type: 'list_changed'; list: NotifiedList }
   | { type: 'malformed'; method: string; reason: string }
   | { type: 'read'; phase: 'start' | 'success' | 'error'; uri: string; error?: string }
+  /** A read found new content that no notification announced ("subscribed but silent"). */
+  | { type: 'silent'; uri: string }
   | {
       type: 'list';
       list: ListKind;
@@ -16,24 +77,27 @@ export type McpEvent = { at: number } & (
       count?: number;
       error?: string;
     }
-  | {
-      type: 'stream';
-      kind: StreamStatus['kind'];
-      state: StreamStatus['state'];
-      reason: CloseReason | undefined;
-    }
-  | { type: 'coverage'; acknowledged: string[]; lost: string[]; lists: NotifiedList[] }
 );
+
+/** One member of the union, by its `type`. */
+export type McpEventOf<T extends McpEvent['type']> = Extract<McpEvent, { type: T }>;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type McpEventInput = DistributiveOmit<McpEvent, 'at'>;
+
+export type Emit = (event: McpEventInput) => void;
 
 type Listener = (event: McpEvent) => void;
 
-/** Synchronous fan-out; costs nothing while nobody listens. */
-export class EventHub {
+/**
+ * Synchronous, ordered fan-out. An event emitted while listeners are still
+ * handling another is queued, so every listener sees every event in the same
+ * order. A throwing listener never breaks delivery to the others.
+ */
+export class EventBus {
   readonly #listeners = new Set<Listener>();
-
-  get active(): boolean {
-    return this.#listeners.size > 0;
-  }
+  readonly #queue: McpEvent[] = [];
+  #draining = false;
 
   subscribe = (listener: Listener): (() => void) => {
     this.#listeners.add(listener);
@@ -42,16 +106,27 @@ export class EventHub {
     };
   };
 
-  /** `make` runs only when someone listens, so a notification flood allocates nothing. */
-  emit(make: () => McpEvent): void {
-    if (this.#listeners.size === 0) return;
-    const event = make();
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // A broken listener must not break delivery to the cache.
+  emit: Emit = (input) => {
+    this.dispatch({ ...input, at: Date.now() } as McpEvent);
+  };
+
+  /** Deliver an event that already has its time (e.g. one relayed from another tab). */
+  dispatch(event: McpEvent): void {
+    this.#queue.push(event);
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      for (let next = this.#queue.shift(); next; next = this.#queue.shift()) {
+        for (const listener of this.#listeners) {
+          try {
+            listener(next);
+          } catch {
+            // A broken listener must not break delivery to the cache.
+          }
+        }
       }
+    } finally {
+      this.#draining = false;
     }
   }
 }

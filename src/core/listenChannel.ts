@@ -2,15 +2,16 @@ import type { Client, McpSubscription, ServerCapabilities } from '@modelcontextp
 import { type BackoffOptions, backoffDelay } from './backoff';
 import {
   type ChangeChannel,
-  type ChannelDesire,
-  type ChannelEvents,
+  type ChannelReport,
   type CloseReason,
   initialStatus,
   noCoverage,
-  type StreamStatus,
 } from './channel';
 import { errorMessage } from './errors';
-import { declaresListChanged, filterBit, type NotifiedList } from './lists';
+import type { StreamStatus } from './events';
+import type { Desire } from './interest';
+import { declaresListChanged, filterBit, NOTIFIED_LISTS, type NotifiedList } from './lists';
+import type { Retention } from './retention';
 import { RetryTimer } from './retryTimer';
 
 export interface ListenChannelOptions {
@@ -18,14 +19,10 @@ export interface ListenChannelOptions {
   /** Bound on the wait for `notifications/subscriptions/acknowledged`. */
   ackTimeoutMs: number;
   capabilities: ServerCapabilities | undefined;
-  /**
-   * How long URIs and lists nobody wants any more may stay in the filter.
-   * Narrowing the filter costs a new stream and extra entries cost nothing
-   * but a notification now and then, so removals wait: until the next stream
-   * opens for an addition, or this long.
-   */
-  narrowAfterMs: number;
-  now?: () => number;
+  /** Which released URIs stay in the filter (shared across connections: it learns the app). */
+  retention: Retention;
+  /** Released URIs still in the filter go once nothing has changed for this long. */
+  releaseAfterMs: number;
   random?: () => number;
 }
 
@@ -39,79 +36,56 @@ interface Filter {
 interface Stream {
   subscription: McpSubscription;
   filter: Filter;
+  uris: ReadonlySet<string>;
   openedAt: number;
-  /** Replaced by a newer stream: its close is ours and means nothing. */
+  /** Replaced by a newer stream or closed by us: its end means nothing. */
   retired: boolean;
 }
 
-const LISTS: readonly NotifiedList[] = ['resources', 'tools', 'prompts'];
+const NO_URIS: ReadonlySet<string> = new Set();
 
-const filterKey = (filter: Filter) =>
-  JSON.stringify([
-    LISTS.map((list) => filter[filterBit[list]] === true),
-    filter.resourceSubscriptions ?? [],
-  ]);
-
-/** Whether stream filter `a` delivers everything `b` asks for. */
-function covers(a: Filter, b: Filter): boolean {
-  const uris = new Set(a.resourceSubscriptions ?? []);
-  return (
-    LISTS.every((list) => !b[filterBit[list]] || a[filterBit[list]] === true) &&
-    (b.resourceSubscriptions ?? []).every((uri) => uris.has(uri))
-  );
-}
-
-function union(a: Filter, b: Filter): Filter {
-  const merged: Filter = {};
-  for (const list of LISTS) {
-    if (a[filterBit[list]] || b[filterBit[list]]) merged[filterBit[list]] = true;
-  }
-  const uris = [
-    ...new Set([...(a.resourceSubscriptions ?? []), ...(b.resourceSubscriptions ?? [])]),
-  ];
-  if (uris.length > 0) merged.resourceSubscriptions = uris.sort();
-  return merged;
-}
+const sameFilter = (a: Filter, b: Filter) =>
+  NOTIFIED_LISTS.every((list) => a[filterBit[list]] === b[filterBit[list]]) &&
+  (a.resourceSubscriptions ?? []).join('\n') === (b.resourceSubscriptions ?? []).join('\n');
 
 /**
- * The 2026-07-28 channel: one `subscriptions/listen` stream per connection
- * whose filter names every subscribed URI and wanted list. The filter is
- * fixed for the life of a stream, so a new set opens a new stream, waits for
- * its acknowledgement and only then closes the old one (make-before-break:
- * no window in which something in both sets is unheard). A stream that ends
- * for any reason but our own close is re-opened with capped, jittered backoff.
+ * The 2026-07-28 channel (docs/design.md, rules 4–6): one
+ * `subscriptions/listen` stream per connection whose filter names every
+ * subscribed URI and wanted list. The filter is fixed for the life of a
+ * stream, so a new set opens a new stream, waits for its acknowledgement and
+ * only then closes the old one (make-before-break: nothing in both sets is
+ * ever unheard). Changes that arrive while a stream is opening are batched
+ * into the next one. A stream that ends for any reason but our own close is
+ * re-opened with capped, jittered backoff.
  */
 export class ListenChannel implements ChangeChannel {
   readonly #client: Pick<Client, 'listen'>;
-  readonly #events: ChannelEvents;
+  readonly #report: ChannelReport;
   readonly #options: ListenChannelOptions;
-  readonly #now: () => number;
   readonly #canSubscribe: boolean;
-  #desire: ChannelDesire = { uris: [], lists: new Set() };
+  #desire: Desire = { uris: [], held: new Set(), lists: new Set() };
   #current: Stream | undefined;
+  /** The filter of the stream being opened, if one is. */
   #opening: Filter | undefined;
   readonly #retry = new RetryTimer();
-  #narrowTimer: ReturnType<typeof setTimeout> | undefined;
-  #narrowDue = false;
   #attempt = 0;
+  #declined = new Map<string, string>();
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  #settle = false;
   #status: StreamStatus;
   #disposed = false;
 
   constructor(
     client: Pick<Client, 'listen'>,
-    events: ChannelEvents,
+    report: ChannelReport,
     options: ListenChannelOptions,
   ) {
     this.#client = client;
-    this.#events = events;
+    this.#report = report;
     this.#options = options;
-    this.#now = options.now ?? Date.now;
     this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
-    this.#status = initialStatus('listen', this.#now());
-    if (
-      !this.#canSubscribe &&
-      !LISTS.some((list) => declaresListChanged(options.capabilities, list))
-    ) {
+    this.#status = initialStatus('listen', Date.now());
+    if (!this.#canSubscribe && !NOTIFIED_LISTS.some((list) => this.#declares(list))) {
       this.#setStatus({
         state: 'unsupported',
         note: 'the server declared neither resources.subscribe nor any listChanged',
@@ -119,24 +93,30 @@ export class ListenChannel implements ChangeChannel {
     }
   }
 
-  update(desire: ChannelDesire): void {
+  update(desire: Desire): void {
     this.#desire = desire;
+    if (!this.#canSubscribe) this.#declineAll();
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => {
+      this.#settle = true;
+      this.#pump();
+    }, this.#options.releaseAfterMs);
     this.#pump();
   }
 
-  isEstablishing(uri: string): boolean {
-    return this.#opening?.resourceSubscriptions?.includes(uri) ?? false;
+  mayCover(uri: string): boolean {
+    return this.#canSubscribe && !this.#disposed && !this.#declined.has(uri);
   }
 
-  isEstablishingList(list: NotifiedList): boolean {
-    return this.#opening?.[filterBit[list]] === true;
+  mayCoverList(list: NotifiedList): boolean {
+    return this.#declares(list) && !this.#disposed && this.#status.state !== 'unsupported';
   }
 
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#retry.cancel();
-    clearTimeout(this.#narrowTimer);
+    clearTimeout(this.#idle);
     const current = this.#current;
     this.#current = undefined;
     this.#setStatus({ state: 'closed', nextRetryAt: undefined });
@@ -146,79 +126,65 @@ export class ListenChannel implements ChangeChannel {
     }
   }
 
-  #filterFor(desire: ChannelDesire): Filter {
+  #declares(list: NotifiedList): boolean {
+    return declaresListChanged(this.#options.capabilities, list);
+  }
+
+  #declineAll(): void {
+    this.#declined = this.#uncoverable();
+    this.#report.declined(this.#declined);
+  }
+
+  /** Every wanted URI, when the server cannot cover any. */
+  #uncoverable(): Map<string, string> {
+    const reason = 'the server did not declare resources.subscribe';
+    return new Map(this.#desire.uris.map((uri) => [uri, reason]));
+  }
+
+  /** The filter to be listening with now, given what is wanted and what is open. */
+  #nextFilter(): Filter {
+    const settle = this.#settle;
+    this.#settle = false;
     const filter: Filter = {};
-    for (const list of LISTS) {
-      if (desire.lists.has(list) && declaresListChanged(this.#options.capabilities, list)) {
-        filter[filterBit[list]] = true;
-      }
+    for (const list of this.#desire.lists) {
+      if (this.#declares(list)) filter[filterBit[list]] = true;
     }
-    if (desire.uris.length > 0 && this.#canSubscribe) {
-      filter.resourceSubscriptions = [...desire.uris];
+    if (this.#canSubscribe) {
+      const { retention } = this.#options;
+      const { held } = this.#desire;
+      const uris = settle
+        ? retention.settle(held)
+        : retention.plan(held, this.#current?.uris ?? NO_URIS);
+      if (uris.size > 0) filter.resourceSubscriptions = [...uris].sort();
+    }
+    const current = this.#current?.filter;
+    // A list nobody shows any more costs nothing in the open stream: it goes
+    // when the stream is replaced anyway, or once things are quiet.
+    if (current && !settle && sameUris(current, filter)) {
+      const listsCovered = NOTIFIED_LISTS.every(
+        (list) => !filter[filterBit[list]] || current[filterBit[list]],
+      );
+      if (listsCovered) return current;
     }
     return filter;
   }
 
-  /** URIs this server can never cover, whatever we ask. */
-  #uncoverable(): Map<string, string> {
-    const declined = new Map<string, string>();
-    if (!this.#canSubscribe) {
-      for (const uri of this.#desire.uris) {
-        declined.set(uri, 'the server did not declare resources.subscribe');
-      }
-    }
-    return declined;
-  }
-
   #pump(): void {
     if (this.#disposed || this.#opening || this.#retry.pending) return;
-    if (this.#status.state === 'unsupported') {
-      this.#events.declined(this.#uncoverable());
-      return;
-    }
-    const filter = this.#filterFor(this.#desire);
+    if (this.#status.state === 'unsupported') return;
+    const filter = this.#nextFilter();
+    if (this.#current && filter === this.#current.filter) return;
     if (Object.keys(filter).length === 0) {
       this.#retire(this.#current);
       this.#current = undefined;
-      this.#events.coverage(noCoverage);
-      this.#events.declined(this.#uncoverable());
-      if (this.#status.state !== 'idle')
+      this.#report.coverage(noCoverage);
+      if (this.#status.state !== 'idle') {
         this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
-      return;
-    }
-    const current = this.#current?.filter;
-    if (current && filterKey(current) === filterKey(filter)) {
-      this.#stopNarrowing();
-      return;
-    }
-    if (current && !this.#narrowDue) {
-      if (covers(current, filter)) {
-        // Only removals: keep the stream, narrow it later.
-        this.#startNarrowing();
-        return;
       }
-      // An addition needs a new stream anyway; the extras ride along until narrowing is due.
-      const merged = union(current, filter);
-      if (filterKey(merged) !== filterKey(filter)) this.#startNarrowing();
-      this.#open(merged);
       return;
     }
+    if (this.#current && sameFilter(this.#current.filter, filter)) return;
     this.#open(filter);
-  }
-
-  #startNarrowing(): void {
-    if (this.#narrowTimer !== undefined) return;
-    this.#narrowTimer = setTimeout(() => {
-      this.#narrowTimer = undefined;
-      this.#narrowDue = true;
-      this.#pump();
-    }, this.#options.narrowAfterMs);
-  }
-
-  #stopNarrowing(): void {
-    clearTimeout(this.#narrowTimer);
-    this.#narrowTimer = undefined;
-    this.#narrowDue = false;
   }
 
   #open(filter: Filter): void {
@@ -242,35 +208,42 @@ export class ListenChannel implements ChangeChannel {
       void subscription.close().catch(() => {});
       return;
     }
-    const stream: Stream = { subscription, filter, openedAt: this.#now(), retired: false };
-    if (filterKey(filter) === filterKey(this.#filterFor(this.#desire))) this.#stopNarrowing();
+    const requested = filter.resourceSubscriptions ?? [];
+    const stream: Stream = {
+      subscription,
+      filter,
+      uris: new Set(requested),
+      openedAt: Date.now(),
+      retired: false,
+    };
     const previous = this.#current;
     this.#current = stream;
     void subscription.closed.then((reason) => this.#closed(stream, reason));
 
-    // Only what we asked for counts: an acknowledgement naming URIs or lists
-    // we never requested does not make them covered.
+    // Rule 5: only what we asked for counts. An acknowledgement naming URIs
+    // or lists we never requested does not make them covered.
     const honored = subscription.honoredFilter as Filter;
-    const requested = filter.resourceSubscriptions ?? [];
     const honoredUris = new Set(
       Array.isArray(honored.resourceSubscriptions) ? honored.resourceSubscriptions : [],
     );
     const covered = new Set(requested.filter((uri) => honoredUris.has(uri)));
-    const declined = this.#uncoverable();
+    this.#declined = this.#canSubscribe ? new Map() : this.#uncoverable();
     for (const uri of requested) {
-      if (!covered.has(uri)) declined.set(uri, 'not in the acknowledged filter');
+      if (!covered.has(uri)) this.#declined.set(uri, 'not in the acknowledged filter');
     }
     const lists = new Set(
-      LISTS.filter((list) => filter[filterBit[list]] === true && honored[filterBit[list]] === true),
+      NOTIFIED_LISTS.filter(
+        (list) => filter[filterBit[list]] === true && honored[filterBit[list]] === true,
+      ),
     );
-    this.#events.coverage({ uris: covered, lists });
-    this.#events.declined(declined);
+    this.#report.coverage({ uris: covered, lists });
+    this.#report.declined(this.#declined);
     this.#retire(previous);
     if (this.#status.state !== 'open') {
       // The last error belongs to the outage that just ended (events keep the history).
       this.#setStatus({
         state: 'open',
-        since: this.#now(),
+        since: Date.now(),
         attempt: 0,
         nextRetryAt: undefined,
         lastError: undefined,
@@ -290,10 +263,10 @@ export class ListenChannel implements ChangeChannel {
   #closed(stream: Stream, reason: CloseReason): void {
     if (stream.retired || this.#disposed || stream !== this.#current) return;
     this.#current = undefined;
-    this.#events.coverage(noCoverage);
+    this.#report.coverage(noCoverage);
     // A stream that lived a long time earned a fresh backoff; one that dies
     // right after its acknowledgement keeps backing off (no reopen storm).
-    if (this.#now() - stream.openedAt >= this.#options.backoff.maxDelayMs) this.#attempt = 0;
+    if (Date.now() - stream.openedAt >= this.#options.backoff.maxDelayMs) this.#attempt = 0;
     this.#status = {
       ...this.#status,
       reopenCount: this.#status.reopenCount + 1,
@@ -306,11 +279,11 @@ export class ListenChannel implements ChangeChannel {
     const delay = backoffDelay(this.#attempt, this.#options.backoff, this.#options.random);
     this.#attempt += 1;
     const offline = this.#retry.schedule(delay, () => this.#pump());
-    const nextRetryAt = offline ? undefined : this.#now() + delay;
+    const nextRetryAt = offline ? undefined : Date.now() + delay;
     if (!this.#current) {
       this.#setStatus({
         state: 'reopening',
-        since: this.#status.state === 'reopening' ? this.#status.since : this.#now(),
+        since: this.#status.state === 'reopening' ? this.#status.since : Date.now(),
         attempt: this.#attempt,
         nextRetryAt,
       });
@@ -327,6 +300,10 @@ export class ListenChannel implements ChangeChannel {
 
   #setStatus(patch: Partial<StreamStatus>): void {
     this.#status = { ...this.#status, ...patch };
-    this.#events.status(this.#status);
+    this.#report.status(this.#status);
   }
+}
+
+function sameUris(a: Filter, b: Filter): boolean {
+  return (a.resourceSubscriptions ?? []).join('\n') === (b.resourceSubscriptions ?? []).join('\n');
 }

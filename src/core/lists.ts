@@ -3,6 +3,8 @@ import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 /** The lists a server announces changes of, each with its own `list_changed`. */
 export type NotifiedList = 'resources' | 'tools' | 'prompts';
 
+export const NOTIFIED_LISTS: readonly NotifiedList[] = ['resources', 'tools', 'prompts'];
+
 /** The list queries this package keeps. Templates change with the resources list. */
 export type ListKind = 'resources' | 'resourceTemplates' | 'tools' | 'prompts';
 

@@ -6,12 +6,9 @@ import type {
   Tool,
 } from '@modelcontextprotocol/client';
 import type { DataTag, QueryFunction, QueryKey } from '@tanstack/query-core';
-import { routedQueryFn } from './attachments';
 import { createMcpKeys } from './keys';
 import type { ListKind } from './lists';
-
-/** How long a query waits for a provider to mount on its QueryClient. */
-export const ATTACH_WAIT_MS = 30_000;
+import { routedQueryFn } from './routing';
 
 export interface ScopeOption {
   /** The `scope` of the McpProvider to read through (several servers, one QueryClient). */
@@ -26,7 +23,7 @@ type Options<T> = {
 function options<T>(queryKey: QueryKey, scope: string | undefined): Options<T> {
   return {
     queryKey: queryKey as DataTag<QueryKey, T, Error>,
-    queryFn: routedQueryFn(scope, ATTACH_WAIT_MS) as QueryFunction<T, QueryKey>,
+    queryFn: routedQueryFn(scope) as QueryFunction<T, QueryKey>,
   };
 }
 

@@ -17,7 +17,7 @@ export type SignalOutcome = 'absent' | 'deferred' | 'refetching' | 'marked-stale
 
 /**
  * Turns change signals into reads, single flight per key with one trailing
- * read (rule 3). TanStack's `invalidateQueries` is not enough: with data it
+ * read (docs/design.md, rule 3). TanStack's `invalidateQueries` is not enough: with data it
  * cancels and restarts (a burst of N costs N requests), and during a first
  * fetch it joins the in-flight read, which may have started before the
  * change, and so ends stale (TanStack issue 8530). Here a signal during a
@@ -26,22 +26,14 @@ export type SignalOutcome = 'absent' | 'deferred' | 'refetching' | 'marked-stale
 export class RefetchCoordinator {
   readonly #client: QueryClient;
   readonly #targets = new Map<string, Target>();
-  #unsubscribe: (() => void) | undefined;
+  #stopped = false;
 
   constructor(client: QueryClient) {
     this.#client = client;
   }
 
-  start(): void {
-    if (this.#unsubscribe) return;
-    this.#unsubscribe = this.#client
-      .getQueryCache()
-      .subscribe((event) => this.#onCacheEvent(event));
-  }
-
   stop(): void {
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+    this.#stopped = true;
     this.#targets.clear();
   }
 
@@ -51,6 +43,7 @@ export class RefetchCoordinator {
    * stale, so the next observer refetches. Not cached: nothing to do.
    */
   signal(key: QueryKey, options?: { evenIfInactive?: boolean }): SignalOutcome {
+    if (this.#stopped) return 'absent';
     // By hash, not `find()`: find scans every cached query, and a flood of
     // notifications would make that quadratic.
     const query = this.#client.getQueryCache().get(hashKey(key));
@@ -80,7 +73,7 @@ export class RefetchCoordinator {
   /**
    * The server now covers these keys. Any cached data read before that may
    * have missed a change made between the read and the acknowledgement
-   * (rule 4, and rule 6 after a reconnect), so it is read once more.
+   * (rules 4 and 6), so it is read once more.
    */
   covered(keys: readonly QueryKey[]): void {
     for (const key of keys) {
@@ -107,7 +100,8 @@ export class RefetchCoordinator {
     return target;
   }
 
-  #onCacheEvent(event: QueryCacheNotifyEvent): void {
+  /** Every QueryCache event of this provider's keys (the cache bridge forwards them). */
+  onCacheEvent(event: QueryCacheNotifyEvent): void {
     if (event.type === 'removed') {
       this.#targets.delete(event.query.queryHash);
       return;

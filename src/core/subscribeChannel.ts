@@ -1,154 +1,153 @@
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
-import {
-  type ChangeChannel,
-  type ChannelDesire,
-  type ChannelEvents,
-  initialStatus,
-  type StreamStatus,
-} from './channel';
+import { type ChangeChannel, type ChannelReport, initialStatus } from './channel';
 import { errorMessage, rpcCode } from './errors';
+import type { StreamStatus } from './events';
+import type { LegacyStreamState } from './httpTransport';
+import type { Desire } from './interest';
 import { declaresListChanged, type NotifiedList } from './lists';
-
-/** Whether the notification stream a legacy session delivers on is up. */
-export type LegacyStreamState = 'unknown' | 'opening' | 'open' | 'unsupported' | 'closed';
+import type { Retention } from './retention';
 
 export interface SubscribeChannelOptions {
   capabilities: ServerCapabilities | undefined;
   requestTimeoutMs: number;
-  /** How long a subscription nobody wants any more is kept before unsubscribing (churn costs requests). */
-  narrowAfterMs: number;
   /** Backoff for subscribe requests that failed without an answer (timeouts, network). */
   backoff: BackoffOptions;
-  /** Reopen count and last close reason carried over from earlier connections. */
+  /** Which released URIs stay subscribed (shared across connections: it learns the app). */
+  retention: Retention;
+  /** Released URIs still subscribed are unsubscribed once nothing has changed for this long. */
+  releaseAfterMs: number;
+  /** Reopen count and last close reason carried over from earlier sessions. */
   history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
-  now?: () => number;
+  stream: LegacyStreamState;
 }
 
-type Phase = 'idle' | 'subscribing' | 'subscribed' | 'unsubscribing';
+type Phase = 'subscribing' | 'subscribed' | 'unsubscribing';
 
 /**
  * The 2025 channel: `resources/subscribe` when a URI is first wanted,
- * `resources/unsubscribe` when it is let go, one request in flight per URI at
- * a time. Notifications ride the session's standalone SSE stream, so a URI is
- * covered only while it is subscribed *and* that stream is open. This
- * channel lives exactly as long as one session: a lost session is replaced by
- * a new connection and a new channel, which subscribes everything again.
+ * `resources/unsubscribe` when retention lets it go, one request in flight
+ * per URI at a time. Notifications ride the session's standalone SSE stream,
+ * so a URI is covered only while it is subscribed *and* that stream is open.
+ * It lives exactly as long as its session: a new session subscribes anew.
  */
 export class SubscribeChannel implements ChangeChannel {
   readonly #client: Pick<Client, 'subscribeResource' | 'unsubscribeResource'>;
-  readonly #events: ChannelEvents;
+  readonly #report: ChannelReport;
   readonly #options: SubscribeChannelOptions;
-  readonly #now: () => number;
   readonly #canSubscribe: boolean;
   readonly #phases = new Map<string, Phase>();
   readonly #declined = new Map<string, string>();
-  /** Failed subscribes waiting to be sent again: uri → attempts so far and timer. */
-  /** Subscriptions let go, waiting to be unsubscribed unless wanted again. */
-  readonly #releasing = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Subscribes that failed without an answer, waiting to be sent again. */
   readonly #retries = new Map<string, { attempt: number; timer?: ReturnType<typeof setTimeout> }>();
-  #wanted = new Set<string>();
-  #wantedLists: ReadonlySet<NotifiedList> = new Set();
+  /** What should be subscribed (held plus the extras retention keeps). */
+  #target: ReadonlySet<string> = new Set();
+  #lists: ReadonlySet<NotifiedList> = new Set();
+  #idle: ReturnType<typeof setTimeout> | undefined;
   #stream: LegacyStreamState;
   #status: StreamStatus;
   #disposed = false;
 
   constructor(
     client: Pick<Client, 'subscribeResource' | 'unsubscribeResource'>,
-    events: ChannelEvents,
+    report: ChannelReport,
     options: SubscribeChannelOptions,
-    stream: LegacyStreamState,
   ) {
     this.#client = client;
-    this.#events = events;
+    this.#report = report;
     this.#options = options;
-    this.#now = options.now ?? Date.now;
     this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
-    this.#stream = stream;
-    this.#status = { ...initialStatus('legacy', this.#now()), ...options.history };
+    this.#stream = options.stream;
+    this.#status = { ...initialStatus('legacy', Date.now()), ...options.history };
     this.#publishStatus();
   }
 
-  update(desire: ChannelDesire): void {
+  update(desire: Desire): void {
     if (this.#disposed) return;
-    this.#wanted = new Set(desire.uris);
-    this.#wantedLists = desire.lists;
+    this.#lists = desire.lists;
     if (!this.#canSubscribe) {
       this.#declined.clear();
       for (const uri of desire.uris) {
         this.#declined.set(uri, 'the server did not declare resources.subscribe');
       }
     } else {
-      for (const uri of new Set([...this.#wanted, ...this.#phases.keys()])) this.#step(uri);
+      const active = new Set<string>();
+      for (const [uri, phase] of this.#phases) if (phase !== 'unsubscribing') active.add(uri);
+      this.#retarget(this.#options.retention.plan(desire.held, active));
+      clearTimeout(this.#idle);
+      this.#idle = setTimeout(
+        () => this.#retarget(this.#options.retention.settle(desire.held)),
+        this.#options.releaseAfterMs,
+      );
       // A URI let go forgets why it was declined: asking again later is fair.
       for (const uri of this.#declined.keys()) {
-        if (this.#wanted.has(uri)) continue;
+        if (this.#target.has(uri)) continue;
         this.#declined.delete(uri);
         clearTimeout(this.#retries.get(uri)?.timer);
         this.#retries.delete(uri);
       }
     }
-    this.#events.declined(new Map(this.#declined));
+    this.#report.declined(new Map(this.#declined));
     this.#publishCoverage();
   }
 
-  setStream(state: LegacyStreamState): void {
+  #retarget(target: ReadonlySet<string>): void {
+    if (this.#disposed) return;
+    this.#target = target;
+    for (const uri of new Set([...target, ...this.#phases.keys()])) this.#step(uri);
+  }
+
+  /** The session's SSE stream changed state (reported by the HTTP transport). */
+  streamChanged(state: LegacyStreamState): void {
     if (this.#disposed || state === this.#stream) return;
+    if (state === 'closed') {
+      this.#status = {
+        ...this.#status,
+        reopenCount: this.#status.reopenCount + 1,
+        lastCloseReason: 'remote',
+      };
+    }
     this.#stream = state;
     this.#publishStatus();
     this.#publishCoverage();
   }
 
-  isEstablishing(uri: string): boolean {
-    if (this.#disposed || !this.#canSubscribe || this.#declined.has(uri)) return false;
-    const phase = this.#phases.get(uri);
-    return phase === 'subscribing' || (phase === 'subscribed' && this.#stream === 'opening');
+  mayCover(uri: string): boolean {
+    return (
+      !this.#disposed &&
+      this.#canSubscribe &&
+      this.#stream !== 'unsupported' &&
+      !this.#declined.has(uri)
+    );
   }
 
-  isEstablishingList(list: NotifiedList): boolean {
+  mayCoverList(list: NotifiedList): boolean {
     return (
       !this.#disposed &&
       declaresListChanged(this.#options.capabilities, list) &&
-      this.#stream === 'opening'
+      this.#stream !== 'unsupported'
     );
   }
 
   async dispose(): Promise<void> {
-    // The session is going away with its subscriptions; unsubscribing from a
-    // dead session would only produce errors.
+    // The session goes away with its subscriptions; unsubscribing from a
+    // session that is ending would only produce errors.
     this.#disposed = true;
+    clearTimeout(this.#idle);
     for (const retry of this.#retries.values()) clearTimeout(retry.timer);
-    for (const timer of this.#releasing.values()) clearTimeout(timer);
-    this.#releasing.clear();
     this.#retries.clear();
   }
 
-  #streamDelivers(): boolean {
+  #delivers(): boolean {
     return this.#stream === 'open' || this.#stream === 'unknown';
   }
 
   #step(uri: string): void {
-    const phase = this.#phases.get(uri) ?? 'idle';
-    const wanted = this.#wanted.has(uri);
+    const phase = this.#phases.get(uri);
     if (phase === 'subscribing' || phase === 'unsubscribing') return;
-    if (wanted) {
-      clearTimeout(this.#releasing.get(uri));
-      this.#releasing.delete(uri);
-    }
-    if (wanted && phase === 'idle' && !this.#declined.has(uri)) {
-      this.#subscribe(uri);
-    } else if (!wanted && phase === 'subscribed') {
-      if (this.#releasing.has(uri)) return;
-      this.#releasing.set(
-        uri,
-        setTimeout(() => {
-          this.#releasing.delete(uri);
-          if (!this.#disposed && !this.#wanted.has(uri)) this.#unsubscribe(uri);
-        }, this.#options.narrowAfterMs),
-      );
-    } else if (!wanted && phase === 'idle') {
-      this.#phases.delete(uri);
-    }
+    const wanted = this.#target.has(uri);
+    if (wanted && phase === undefined && !this.#declined.has(uri)) this.#subscribe(uri);
+    else if (!wanted && phase === 'subscribed') this.#unsubscribe(uri);
   }
 
   #subscribe(uri: string): void {
@@ -163,7 +162,7 @@ export class SubscribeChannel implements ChangeChannel {
         },
         (error: unknown) => {
           if (this.#disposed) return;
-          this.#phases.set(uri, 'idle');
+          this.#phases.delete(uri);
           // The server answered "no" (unknown resource, method not found…):
           // asking again would get the same answer. No answer at all (a
           // timeout, the network) says nothing about the server's will: ask
@@ -174,7 +173,7 @@ export class SubscribeChannel implements ChangeChannel {
             this.#declined.set(uri, `subscribe failed: ${errorMessage(error)}; retrying`);
             this.#scheduleRetry(uri);
           }
-          this.#events.declined(new Map(this.#declined));
+          this.#report.declined(new Map(this.#declined));
         },
       )
       .finally(() => {
@@ -192,7 +191,7 @@ export class SubscribeChannel implements ChangeChannel {
       retry.timer = undefined;
       if (this.#disposed) return;
       this.#declined.delete(uri);
-      this.#events.declined(new Map(this.#declined));
+      this.#report.declined(new Map(this.#declined));
       this.#step(uri);
     }, delay);
     this.#retries.set(uri, retry);
@@ -208,27 +207,24 @@ export class SubscribeChannel implements ChangeChannel {
       })
       .finally(() => {
         if (this.#disposed) return;
-        this.#phases.set(uri, 'idle');
+        this.#phases.delete(uri);
         this.#step(uri);
       });
   }
 
   #publishCoverage(): void {
-    const delivers = this.#streamDelivers();
+    const delivers = this.#delivers();
     const uris = new Set<string>();
     if (delivers) {
-      for (const [uri, phase] of this.#phases) {
-        // Subscriptions waiting to be let go still deliver: they are covered.
-        if (phase === 'subscribed') uris.add(uri);
-      }
+      for (const [uri, phase] of this.#phases) if (phase === 'subscribed') uris.add(uri);
     }
     // 2025 servers send list_changed unsolicited to every session that can receive it.
     const lists = new Set(
-      [...this.#wantedLists].filter(
+      [...this.#lists].filter(
         (list) => delivers && declaresListChanged(this.#options.capabilities, list),
       ),
     );
-    this.#events.coverage({ uris, lists });
+    this.#report.coverage({ uris, lists });
   }
 
   #publishStatus(): void {
@@ -247,8 +243,8 @@ export class SubscribeChannel implements ChangeChannel {
           ? 'custom transport: the SSE stream cannot be observed and is assumed open'
           : undefined;
     if (state !== this.#status.state || note !== this.#status.note) {
-      this.#status = { ...this.#status, state, note, since: this.#now() };
-      this.#events.status(this.#status);
+      this.#status = { ...this.#status, state, note, since: Date.now() };
+      this.#report.status(this.#status);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useContext, useEffect, useMemo, useRef } from 'react';
-import { McpCacheSync, type McpCacheSyncOptions } from '../core/mcpCacheSync';
+import { McpCacheSync, type McpCacheSyncOptions, startOnMount } from '../core/mcpCacheSync';
 import { McpContext, type McpContextValue } from './context';
 
 export interface McpProviderProps extends Omit<McpCacheSyncOptions, 'queryClient'> {
@@ -11,29 +11,36 @@ export interface McpProviderProps extends Omit<McpCacheSyncOptions, 'queryClient
 
 /**
  * Owns one MCP connection and its change stream for the tree below. A new
- * connection is made only when what identifies it changes (url, client,
- * protocol, scope, authContext); a `transport` factory or options passed
- * inline are read through refs, so re-renders never reconnect.
+ * connection is made when what identifies it changes: the server (`url`,
+ * `client`, or `transport` — keep a factory's identity stable, e.g. module
+ * scope or `useCallback`), `protocol`, `scope` or `authContext`. Other
+ * options are read when the connection is made; changing them later does
+ * not reconnect.
+ *
+ * Constructing the McpCacheSync during render is safe: it opens nothing. It
+ * takes over its QueryClient scope at once — so the children's first render
+ * never shows another server's (or identity's) data — and connects only
+ * when mounted.
  */
 export function McpProvider({ children, queryClient, ...options }: McpProviderProps) {
   const client = useQueryClient(queryClient);
   const latest = useRef(options);
   latest.current = options;
-  const { url, protocol, scope, authContext } = options;
-  const hasTransport = options.transport !== undefined;
+  const { url, client: mcpClient, transport, protocol, scope, authContext } = options;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the list is the connection's identity on purpose; other options are read through `latest`
-  const sync = useMemo(
-    () =>
-      new McpCacheSync({
-        ...latest.current,
-        queryClient: client,
-        transport: hasTransport ? () => (latest.current.transport as () => never)() : undefined,
-      }),
-    [client, String(url ?? ''), options.client, hasTransport, protocol, scope, authContext],
-  );
-  // While rendering, before the children query: their keys must route to this
-  // connection, and they must never see another auth context's private data.
-  sync.attach();
+  const sync = useMemo(() => {
+    const created = new McpCacheSync({ ...latest.current, queryClient: client });
+    startOnMount(created);
+    return created;
+  }, [
+    client,
+    url === undefined ? undefined : String(url),
+    mcpClient,
+    transport,
+    protocol,
+    scope,
+    authContext,
+  ]);
   useEffect(() => sync.mount(), [sync]);
   const parent = useContext(McpContext);
   const value = useMemo<McpContextValue>(

@@ -4,9 +4,7 @@ import {
   type UseQueryResult,
   useQuery,
 } from '@tanstack/react-query';
-import { useEffect } from 'react';
 import type { ListKind } from '../core/lists';
-import { notifiedBy } from '../core/lists';
 import { listQueryOptions } from '../core/queryOptions';
 import { useMcpSync } from './context';
 
@@ -18,7 +16,7 @@ export type UseListOptions<TItem, TData = TItem[]> = Omit<
   scope?: string;
 };
 
-/** The shared body of the list hooks: the query, plus wanting its `list_changed` while mounted. */
+/** The shared body of the list hooks; the observer itself holds the list's `list_changed`. */
 export function useListQuery<TItem, TData>(
   hook: string,
   kind: ListKind,
@@ -26,8 +24,6 @@ export function useListQuery<TItem, TData>(
 ): UseQueryResult<TData, Error> {
   const { scope, ...queryOptions } = options ?? {};
   const sync = useMcpSync(hook, scope);
-  const list = notifiedBy[kind];
-  useEffect(() => sync.acquireList(list), [sync, list]);
   const base = listQueryOptions(kind, sync.keys.scope) as unknown as UseQueryOptions<
     TItem[],
     Error,

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import type { McpState } from '../core/mcpCacheSync';
+import type { McpState } from '../core/state';
 import { useMcpSync } from './context';
 
 /** The SDK client, connection status, era, capabilities and `reconnect()` (of `scope`, or the nearest provider). */

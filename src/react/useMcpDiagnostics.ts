@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import type { McpDiagnostics } from '../core/diagnostics';
+import type { McpDiagnostics } from '../core/checks';
 import { useMcpSync } from './context';
 
 /** The four field checks (capabilities, exact URIs, stream alive, silent), live. */

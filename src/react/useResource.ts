@@ -5,9 +5,8 @@ import {
   type UseQueryResult,
   useQuery,
 } from '@tanstack/react-query';
-import { useEffect } from 'react';
-import { isValidUri } from '../core/errors';
 import { useMcpSync } from './context';
+import { liveMeta } from './liveMeta';
 
 export type UseResourceOptions<TData = ReadResourceResult> = Omit<
   UseQueryOptions<ReadResourceResult, Error, TData, QueryKey>,
@@ -20,8 +19,9 @@ export type UseResourceOptions<TData = ReadResourceResult> = Omit<
 };
 
 /**
- * One MCP resource, live: `useQuery(['resource', uri])` plus a shared,
- * ref-counted server subscription held while this component is mounted.
+ * One MCP resource, live: `useQuery(['resource', uri])`. While mounted, its
+ * observer holds the URI's shared server subscription (any observer of the
+ * key does; this hook only adds `subscribe: false` to opt out).
  */
 export function useResource<TData = ReadResourceResult>(
   uri: string,
@@ -29,9 +29,12 @@ export function useResource<TData = ReadResourceResult>(
 ): UseQueryResult<TData, Error> {
   const { subscribe = true, scope, ...queryOptions } = options ?? {};
   const sync = useMcpSync('useResource', scope);
-  const live = subscribe && queryOptions.enabled !== false && isValidUri(uri);
-  // Declared before useQuery so the hold is registered before the first
-  // read starts: the read can then wait for the acknowledgement (one read).
-  useEffect(() => (live ? sync.acquire(uri) : undefined), [sync, uri, live]);
-  return useQuery({ ...sync.resourceQueryOptions(uri), ...queryOptions }, sync.queryClient);
+  return useQuery(
+    {
+      ...sync.resourceQueryOptions(uri),
+      ...queryOptions,
+      meta: liveMeta(queryOptions.meta, subscribe),
+    },
+    sync.queryClient,
+  );
 }

@@ -5,9 +5,8 @@ import {
   type UseSuspenseQueryResult,
   useSuspenseQuery,
 } from '@tanstack/react-query';
-import { useEffect } from 'react';
-import { isValidUri } from '../core/errors';
 import { useMcpSync } from './context';
+import { liveMeta } from './liveMeta';
 
 export type UseSuspenseResourceOptions<TData = ReadResourceResult> = Omit<
   UseSuspenseQueryOptions<ReadResourceResult, Error, TData, QueryKey>,
@@ -19,7 +18,8 @@ export type UseSuspenseResourceOptions<TData = ReadResourceResult> = Omit<
 
 /**
  * `useResource` for `<Suspense>`: suspends until the first read (which waits
- * for the connection) resolves; errors go to the nearest error boundary.
+ * for the connection and the subscription) resolves; errors go to the
+ * nearest error boundary.
  */
 export function useSuspenseResource<TData = ReadResourceResult>(
   uri: string,
@@ -27,10 +27,12 @@ export function useSuspenseResource<TData = ReadResourceResult>(
 ): UseSuspenseQueryResult<TData, Error> {
   const { subscribe = true, scope, ...queryOptions } = options ?? {};
   const sync = useMcpSync('useSuspenseResource', scope);
-  const live = subscribe && isValidUri(uri);
-  const query = sync.resourceQueryOptions(uri);
-  // Suspended renders run no effects: hold the URI from render, bounded.
-  if (live && sync.queryClient.getQueryData(query.queryKey) === undefined) sync.prime(uri);
-  useEffect(() => (live ? sync.acquire(uri) : undefined), [sync, uri, live]);
-  return useSuspenseQuery({ ...query, ...queryOptions }, sync.queryClient);
+  return useSuspenseQuery(
+    {
+      ...sync.resourceQueryOptions(uri),
+      ...queryOptions,
+      meta: liveMeta(queryOptions.meta, subscribe),
+    },
+    sync.queryClient,
+  );
 }

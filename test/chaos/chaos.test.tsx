@@ -276,7 +276,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
           lastReadSettled.set(event.uri, seq);
         }
       }
-      if (event.type === 'stream' && event.state === 'open') lastStreamOpen = seq;
+      if (event.type === 'stream' && event.status.state === 'open') lastStreamOpen = seq;
     },
   };
 
@@ -754,8 +754,8 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
         tap.sync?.getState().status === 'ready' &&
         diagnostics?.stream.state === 'open' &&
         queryClient.isFetching() === 0 &&
-        // Let-go subscriptions are narrowed away 10 linger periods later: wait for that too.
-        diagnostics.resources.every((resource) => resource.subscribed || !resource.acknowledged);
+        // Let-go subscriptions are released 10 quiet linger periods later: wait for that too.
+        diagnostics.retained === 0;
       if (healthy && Date.now() - since >= QUIET_MS) return true;
     }
     return false;

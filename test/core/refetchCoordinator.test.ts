@@ -40,7 +40,7 @@ describe('RefetchCoordinator', () => {
   function setup() {
     client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     coordinator = new RefetchCoordinator(client);
-    coordinator.start();
+    client.getQueryCache().subscribe((event) => coordinator.onCacheEvent(event));
     const source = controlledSource(() => coordinator, key);
     const observer = new QueryObserver(client, {
       queryKey: key,

@@ -151,9 +151,13 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
 
   it('reads bypass the SDK response cache: a refetch always reaches the server', async () => {
     await setUp();
-    const release = instance.acquire('unrelated://x'); // keep a stream up; URI itself unsubscribed
+    const unrelated = observeResource(instance, 'unrelated://x'); // keeps a stream up
     const { QueryObserver } = await import('@tanstack/query-core');
-    const observer = new QueryObserver(queryClient, instance.resourceQueryOptions(URI));
+    // An observer that opts out of the subscription: URI itself stays unsubscribed.
+    const observer = new QueryObserver(queryClient, {
+      ...instance.resourceQueryOptions(URI),
+      meta: { mcpSubscribe: false },
+    });
     const stop = observer.subscribe(() => {});
     await eventually(() => expect(observer.getCurrentResult().data).toBeDefined());
     server.store.setText(URI, 'changed silently');
@@ -163,7 +167,7 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
       text: 'changed silently',
     });
     stop();
-    release();
+    unrelated.unmount();
   });
 
   it('an update for a cached resource nobody observes only marks it stale', async () => {
@@ -171,8 +175,7 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     const view = observeResource(instance, URI);
     await eventually(() => expect(view.text()).toBe('v1'));
     await eventually(() => expect(instance.getDiagnostics().resources[0]?.acknowledged).toBe(true));
-    // Stop observing but keep the subscription held (a lingering or background hold).
-    const hold = instance.acquire(URI);
+    // Nobody observes it any more, but the subscription is kept (lingering, then retained).
     view.unmount();
     await settled(() => server.store.reads());
     const reads = server.store.reads(URI);
@@ -184,7 +187,6 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     );
     await sleep(50);
     expect(server.store.reads(URI)).toBe(reads);
-    hold();
   });
 
   it('list_changed with no list on screen still re-reads removed cached resources', async () => {

@@ -101,6 +101,7 @@ class HostedServer implements TestServer {
   setTemplates: McpEndpoint['setTemplates'] = (templates) => this.#endpoint.setTemplates(templates);
   subscribedUris = () => this.#endpoint.subscribedUris();
   openStreams = () => this.#endpoint.openStreams();
+  liveSessions = () => this.#endpoint.liveSessions();
   dropStreams = () => this.#endpoint.dropStreams();
   counters = () => addCounters(this.#previousCounters, this.#endpoint.counters());
   resetCounters = () => {

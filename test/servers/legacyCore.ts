@@ -216,6 +216,9 @@ export function createLegacyCoreEndpoint(
       }
       return open;
     },
+    liveSessions() {
+      return sessions.size;
+    },
     dropStreams() {
       for (const res of [...getStreams]) {
         getStreams.delete(res);

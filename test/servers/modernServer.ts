@@ -233,6 +233,9 @@ export function createModernEndpoint(options: EndpointOptions = {}): McpEndpoint
     subscribedUris() {
       return sortedUnique([...streams].flatMap((stream) => stream.uris));
     },
+    liveSessions() {
+      return 0;
+    },
     openStreams() {
       return streams.size;
     },

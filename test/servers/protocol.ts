@@ -319,6 +319,7 @@ export interface EndpointCore {
   promptsChanged(): void;
   subscribedUris(): string[];
   openStreams(): number;
+  liveSessions(): number;
   dropStreams(): void;
   close(): Promise<void>;
 }
@@ -359,6 +360,7 @@ export function finishEndpoint(core: EndpointCore): McpEndpoint {
     },
     subscribedUris: () => core.subscribedUris(),
     openStreams: () => core.openStreams(),
+    liveSessions: () => core.liveSessions(),
     counters: () => ({ ...core.counters }),
     resetCounters() {
       Object.assign(core.counters, newCounters());

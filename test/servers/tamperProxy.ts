@@ -41,6 +41,13 @@ export interface TamperRules {
    */
   hold?(exchange: Exchange): number | 'hang' | Promise<unknown> | undefined;
   /**
+   * Answers the request itself, without asking the server: a status, and optionally headers and
+   * a body (a broken endpoint, a refused SSE stream).
+   */
+  respond?(
+    exchange: Exchange,
+  ): { status: number; headers?: Record<string, string>; body?: string } | undefined;
+  /**
    * Hangs up a notification stream (listen response or GET SSE stream) after this many server
    * events went through, 0 meaning right after the headers: the response ends cleanly, as when
    * a server or a proxy in front of it closes the stream on its own.
@@ -354,6 +361,11 @@ export async function startTamperProxy(
       entry.inFlight -= 1;
     });
 
+    const answer = rules?.respond?.(exchange);
+    if (answer) {
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+      return;
+    }
     const abort = new AbortController();
     aborts.add(abort);
     res.once('close', () => {

@@ -103,6 +103,8 @@ export interface McpEndpoint {
   subscribedUris(): string[];
   /** modern: open listen streams; legacy: open GET SSE streams. */
   openStreams(): number;
+  /** legacy: sessions the server holds (initialized, not yet ended); modern (stateless): 0. */
+  liveSessions(): number;
   counters(): EndpointCounters;
   resetCounters(): void;
   /**

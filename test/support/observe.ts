@@ -2,12 +2,8 @@ import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { QueryObserver } from '@tanstack/query-core';
 import type { McpCacheSync } from '../../src/core/mcpCacheSync';
 
-/**
- * What `useResource` does, without React: a query observer plus a hold on
- * the URI's subscription.
- */
+/** What `useResource` does, without React: a mounted query observer (which holds the URI). */
 export function observeResource(sync: McpCacheSync, uri: string) {
-  const release = sync.acquire(uri);
   const observer = new QueryObserver<ReadResourceResult>(
     sync.queryClient,
     sync.resourceQueryOptions(uri),
@@ -20,10 +16,7 @@ export function observeResource(sync: McpCacheSync, uri: string) {
       const content = observer.getCurrentResult().data?.contents[0];
       return content && 'text' in content ? content.text : undefined;
     },
-    unmount() {
-      stop();
-      release();
-    },
+    unmount: stop,
   };
 }
 

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { LoggedEvent } from '../eventLog';
-import { clockTime, describeEvent } from '../format';
+import { clockTime } from '../format';
+import { describeEvent } from '../mcp';
 import { Card } from './Card';
 
 /** The newest events first: notifications, reads, list refetches, stream and status changes. */

@@ -1,4 +1,5 @@
 import { type CSSProperties, useState } from 'react';
+import { describeEvent } from '../../core/describeEvent';
 import type { McpEvent } from '../../core/events';
 import { useMcp } from '../useMcp';
 import { useMcpDiagnostics } from '../useMcpDiagnostics';
@@ -48,24 +49,8 @@ const time = (at: number | undefined) =>
   at === undefined ? '—' : new Date(at).toLocaleTimeString(undefined, { hour12: false });
 
 function describe(event: McpEvent): string {
-  switch (event.type) {
-    case 'updated':
-      return `updated ${event.uri}${event.matched ? '' : ' (unmatched)'}`;
-    case 'read':
-      return `read ${event.phase} ${event.uri}${event.error ? `: ${event.error}` : ''}`;
-    case 'list':
-      return `list ${event.list} ${event.phase}${event.count === undefined ? '' : ` (${event.count})`}`;
-    case 'list_changed':
-      return `${event.list} list_changed`;
-    case 'stream':
-      return `stream ${event.state}${event.reason ? ` (${event.reason})` : ''}`;
-    case 'coverage':
-      return `ack +${event.acknowledged.length} −${event.lost.length}`;
-    case 'status':
-      return `status ${event.status}`;
-    case 'malformed':
-      return `malformed ${event.method}: ${event.reason}`;
-  }
+  const { label, detail } = describeEvent(event);
+  return detail ? `${label} ${detail}` : label;
 }
 
 export default function DevtoolsPanel({

@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { listChangedMethod, type NotifiedList } from './lists';
+import { listChangedMethod, NOTIFIED_LISTS, type NotifiedList } from './lists';
 
 export interface NotificationSink {
   updated(uri: string): void;
@@ -37,10 +37,11 @@ const anyParams = {
 const installed = new WeakMap<Client, { sink: NotificationSink }>();
 
 /**
- * Installs this package's one dispatcher on a client (again: swaps its sink).
- * The SDK keeps one handler per method, so there must be exactly one per
- * client, installed before any subscribe or listen request is sent (rule 1:
- * an update arriving right after the acknowledgement finds its handler).
+ * Installs this package's one dispatcher on a client (again: swaps its sink,
+ * which makes the previous session's sink unreachable). The SDK keeps one
+ * handler per method, so there must be exactly one per client, installed
+ * before any subscribe or listen request is sent (docs/design.md, rule 1: an
+ * update arriving right after the acknowledgement finds its handler).
  */
 export function installDispatcher(client: Client, sink: NotificationSink): void {
   const existing = installed.get(client);
@@ -58,7 +59,7 @@ export function installDispatcher(client: Client, sink: NotificationSink): void 
     }
     route.sink.updated(uri);
   });
-  for (const list of ['resources', 'tools', 'prompts'] as const) {
+  for (const list of NOTIFIED_LISTS) {
     client.setNotificationHandler(listChangedMethod[list], { params: anyParams }, () => {
       route.sink.listChanged(list);
     });

@@ -1,6 +1,14 @@
-import type { LegacyStreamState } from './subscribeChannel';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-export interface FetchObserver {
+/**
+ * Whether the stream a 2025 session delivers notifications on is up:
+ * `unknown` for a transport we cannot observe (assumed up), `unsupported`
+ * when the server refused the standalone SSE stream (HTTP 405).
+ */
+export type LegacyStreamState = 'unknown' | 'opening' | 'open' | 'unsupported' | 'closed';
+
+/** Told, by the session that owns the transport, what the HTTP exchanges reveal. */
+export interface TransportObserver {
   /** The standalone SSE stream (GET) changed state. */
   stream(state: LegacyStreamState): void;
   /** The server no longer knows our session (HTTP 404 on a request carrying its id). */
@@ -8,6 +16,29 @@ export interface FetchObserver {
 }
 
 type Fetch = typeof fetch;
+
+/**
+ * The Streamable HTTP transport for `url`, reporting to `observer`. The
+ * transport would quietly re-open the standalone SSE stream in the same
+ * session, and notifications sent during the gap would be lost without
+ * anyone knowing; its resumption is off, and the session reports the end of
+ * the stream instead.
+ */
+export function createHttpTransport(
+  url: URL,
+  observer: TransportObserver,
+  fetch?: Fetch,
+): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(url, {
+    fetch: observedFetch(observer, fetch),
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1000,
+      maxReconnectionDelay: 30_000,
+      reconnectionDelayGrowFactor: 1.5,
+    },
+  });
+}
 
 /**
  * Wraps the transport's fetch so the connection can see what the SDK's
@@ -21,7 +52,7 @@ type Fetch = typeof fetch;
  * leaves the request open, and a few hung reads would use up the browser's
  * ~6 connections per host.
  */
-export function observedFetch(observer: FetchObserver, base?: Fetch): Fetch {
+function observedFetch(observer: TransportObserver, base?: Fetch): Fetch {
   const open = new Map<string | number, AbortController>();
   return async (input, init) => {
     const method = (

@@ -1,14 +1,17 @@
 import type { QueryClient, QueryFunctionContext } from '@tanstack/query-core';
 import { McpQueryError } from './errors';
 
-/** What a query function needs from the sync object serving a scope. */
+/** What a query function needs from the McpCacheSync serving a scope. */
 export interface QueryRunner {
-  runQuery(context: QueryFunctionContext): Promise<unknown>;
+  run(context: QueryFunctionContext): Promise<unknown>;
+  /** Another runner took over this runner's QueryClient and scope. */
+  superseded(): void;
 }
 
-type Scoped = Map<string, QueryRunner>;
+/** How long a query waits for an McpCacheSync to serve its QueryClient and scope. */
+export const ATTACH_WAIT_MS = 30_000;
 
-const attached = new WeakMap<QueryClient, Scoped>();
+const attached = new WeakMap<QueryClient, Map<string, QueryRunner>>();
 const waiting = new WeakMap<QueryClient, Set<() => void>>();
 
 const scopeKey = (scope: string | undefined) => scope ?? '';
@@ -20,8 +23,9 @@ export function attach(client: QueryClient, scope: string | undefined, runner: Q
     scoped = new Map();
     attached.set(client, scoped);
   }
-  if (scoped.get(scopeKey(scope)) === runner) return;
+  const previous = scoped.get(scopeKey(scope));
   scoped.set(scopeKey(scope), runner);
+  if (previous && previous !== runner) previous.superseded();
   for (const wake of [...(waiting.get(client) ?? [])]) wake();
 }
 
@@ -30,23 +34,37 @@ export function detach(client: QueryClient, scope: string | undefined, runner: Q
   if (scoped?.get(scopeKey(scope)) === runner) scoped.delete(scopeKey(scope));
 }
 
-export function attachedRunner(
+export function hasRunner(client: QueryClient, scope: string | undefined): boolean {
+  return attached.get(client)?.has(scopeKey(scope)) ?? false;
+}
+
+export function isAttached(
   client: QueryClient,
   scope: string | undefined,
-): QueryRunner | undefined {
-  return attached.get(client)?.get(scopeKey(scope));
+  runner: QueryRunner,
+): boolean {
+  return attached.get(client)?.get(scopeKey(scope)) === runner;
 }
 
 /**
- * The query function behind every MCP key: finds the provider serving the
- * key's scope on the query's own QueryClient, waiting (bounded) for one to
- * mount. That is what lets `queryClient.prefetchQuery(resourceQueryOptions(uri))`
- * run in a route loader, before or without the hooks.
+ * The query function behind every MCP key: runs the query on whichever
+ * McpCacheSync serves the key's scope on the query's own QueryClient,
+ * waiting (bounded) for one to attach. That is what lets
+ * `queryClient.prefetchQuery(resourceQueryOptions(uri))` run in a route
+ * loader, before or without the hooks. A runner that is replaced while the
+ * query waits hands the query over to its successor.
  */
-export function routedQueryFn(scope: string | undefined, waitMs: number) {
+export function routedQueryFn(scope: string | undefined) {
   return async (context: QueryFunctionContext): Promise<unknown> => {
-    const runner = await whenAttached(context.client, scope, context.signal, waitMs);
-    return runner.runQuery(context);
+    for (;;) {
+      const runner = await whenAttached(context.client, scope, context.signal);
+      try {
+        return await runner.run(context);
+      } catch (error) {
+        if (error instanceof McpQueryError && error.code === 'SUPERSEDED') continue;
+        throw error;
+      }
+    }
   };
 }
 
@@ -54,9 +72,8 @@ function whenAttached(
   client: QueryClient,
   scope: string | undefined,
   signal: AbortSignal,
-  waitMs: number,
 ): Promise<QueryRunner> {
-  const now = attachedRunner(client, scope);
+  const now = attached.get(client)?.get(scopeKey(scope));
   if (now) return Promise.resolve(now);
   return new Promise((resolve, reject) => {
     let set = waiting.get(client);
@@ -71,7 +88,7 @@ function whenAttached(
       waiters.delete(wake);
     };
     const wake = () => {
-      const runner = attachedRunner(client, scope);
+      const runner = attached.get(client)?.get(scopeKey(scope));
       if (!runner) return;
       done();
       resolve(runner);
@@ -85,10 +102,10 @@ function whenAttached(
       reject(
         new McpQueryError(
           'NOT_ATTACHED',
-          `no McpProvider${scope === undefined ? '' : ` with scope "${scope}"`} serves this QueryClient`,
+          `no McpCacheSync${scope === undefined ? '' : ` with scope "${scope}"`} serves this QueryClient`,
         ),
       );
-    }, waitMs);
+    }, ATTACH_WAIT_MS);
     waiters.add(wake);
     signal.addEventListener('abort', onAbort);
   });

@@ -1,0 +1,190 @@
+import type { Resource } from '@modelcontextprotocol/client';
+import type {
+  Query,
+  QueryCacheNotifyEvent,
+  QueryClient,
+  QueryFunction,
+  QueryKey,
+} from '@tanstack/query-core';
+import type { InterestRegistry } from './interest';
+import type { McpKeys } from './keys';
+import { diffLists, fingerprintList, type ListFingerprint } from './listDiff';
+import { LIST_KINDS, type ListKind, type NotifiedList, notifiedBy } from './lists';
+import { ObserverHolds } from './observerHolds';
+import { listQueryOptions } from './queryOptions';
+import { retryUnlessPermanent, ttlOf } from './readResult';
+import { RefetchCoordinator } from './refetchCoordinator';
+
+export interface CacheBridgeOptions {
+  queryClient: QueryClient;
+  keys: McpKeys;
+  interest: InterestRegistry;
+  /** Whether the server covers this URI / list right now. */
+  isCovered(uri: string): boolean;
+  isListCovered(list: NotifiedList): boolean;
+}
+
+/**
+ * Everything between the MCP side and the QueryClient: query defaults
+ * (coverage-aware freshness, retry), holds from observers, re-reads on
+ * change (single flight plus one trailing read), the resource list diff.
+ * One QueryCache subscription feeds all of it.
+ */
+export class CacheBridge {
+  readonly #options: CacheBridgeOptions;
+  readonly #coordinator: RefetchCoordinator;
+  readonly #holds: ObserverHolds;
+  readonly #listTtl = new Map<ListKind, number>();
+  #listFingerprint: ListFingerprint | undefined;
+  #listData: unknown;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(options: CacheBridgeOptions) {
+    this.#options = options;
+    this.#coordinator = new RefetchCoordinator(options.queryClient);
+    this.#holds = new ObserverHolds(options.keys, options.interest);
+  }
+
+  /**
+   * Serve this scope's keys: query functions, and freshness that follows
+   * coverage (docs/design.md, rule 7: fresh until notified while covered,
+   * else the server's TTL).
+   */
+  registerDefaults(queryFn: QueryFunction): void {
+    const { queryClient, keys } = this.#options;
+    queryClient.setQueryDefaults(keys.resourcePrefix(), {
+      queryFn,
+      retry: retryUnlessPermanent,
+      staleTime: (query: Query) => {
+        const uri = keys.uriOf(query.queryKey);
+        return uri !== undefined && this.#options.isCovered(uri)
+          ? Number.POSITIVE_INFINITY
+          : ttlOf(query.state.data);
+      },
+    });
+    for (const kind of LIST_KINDS) {
+      queryClient.setQueryDefaults(keys.list(kind), {
+        queryFn,
+        retry: retryUnlessPermanent,
+        staleTime: () =>
+          this.#options.isListCovered(notifiedBy[kind])
+            ? Number.POSITIVE_INFINITY
+            : (this.#listTtl.get(kind) ?? 0),
+      });
+    }
+  }
+
+  start(): void {
+    if (this.#unsubscribe) return;
+    const cache = this.#options.queryClient.getQueryCache();
+    this.#unsubscribe = cache.subscribe((event) => this.#onCacheEvent(event));
+    this.#holds.scan(cache);
+  }
+
+  dispose(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    this.#holds.dispose();
+    this.#coordinator.stop();
+  }
+
+  /** The content of `uri` may have changed: re-read it (rule 3). */
+  changed(uri: string): void {
+    this.#coordinator.signal(this.#options.keys.resource(uri));
+  }
+
+  /**
+   * A list changed: one coalesced refetch of each list it keeps fresh. The
+   * resource list is fetched even when nobody shows it, since its diff
+   * decides which cached resources to re-read.
+   */
+  listChanged(list: NotifiedList): void {
+    const { queryClient, keys } = this.#options;
+    for (const kind of LIST_KINDS) {
+      if (notifiedBy[kind] !== list) continue;
+      const isResources = kind === 'resources';
+      const outcome = this.#coordinator.signal(keys.list(kind), { evenIfInactive: isResources });
+      if (outcome === 'absent' && isResources && this.#cachedResourceUris().length > 0) {
+        void queryClient.fetchQuery(listQueryOptions('resources', keys.scope)).catch(() => {});
+      }
+    }
+  }
+
+  coverageChanged(change: {
+    gained: readonly string[];
+    lost: readonly string[];
+    listsGained: readonly NotifiedList[];
+    listsLost: readonly NotifiedList[];
+  }): void {
+    const { keys } = this.#options;
+    const listKeys = (lists: readonly NotifiedList[]) =>
+      LIST_KINDS.filter((kind) => lists.includes(notifiedBy[kind])).map((kind) => keys.list(kind));
+    this.#coordinator.uncovered([
+      ...change.lost.map((uri) => keys.resource(uri)),
+      ...listKeys(change.listsLost),
+    ]);
+    this.#coordinator.covered([
+      ...change.gained.map((uri) => keys.resource(uri)),
+      ...listKeys(change.listsGained),
+    ]);
+  }
+
+  /** A read attempt of `key` starts now, covered or not (for rule 4's re-read). */
+  readStarted(key: QueryKey, covered: boolean): void {
+    this.#coordinator.readStarted(key, covered);
+  }
+
+  listFetched(kind: ListKind, ttlMs: unknown): void {
+    this.#listTtl.set(kind, ttlOf({ ttlMs }));
+  }
+
+  #onCacheEvent(event: QueryCacheNotifyEvent): void {
+    const { keys } = this.#options;
+    const key = event.query.queryKey;
+    const isResource = keys.uriOf(key) !== undefined;
+    const list = isResource ? undefined : keys.listOf(key);
+    if (!isResource && list === undefined) return;
+    this.#holds.onCacheEvent(event);
+    this.#coordinator.onCacheEvent(event);
+    if (
+      list === 'resources' &&
+      event.type === 'updated' &&
+      event.action.type === 'success' &&
+      Array.isArray(event.query.state.data)
+    ) {
+      this.#resourceListUpdated(event.query.state.data as Resource[]);
+    }
+  }
+
+  /**
+   * The list changed: re-read the cached resources whose entry changed,
+   * disappeared, or appeared (a cached read of a URI that was not listed is
+   * at best a not-found error), and nothing else. With no earlier list to
+   * compare against, only disappearance is certain.
+   */
+  #resourceListUpdated(data: Resource[]): void {
+    if (data === this.#listData) return;
+    this.#listData = data;
+    const next = fingerprintList(data);
+    const previous = this.#listFingerprint;
+    this.#listFingerprint = next;
+    let affected: string[];
+    if (previous) {
+      const { changed, removed, added } = diffLists(previous, next);
+      affected = [...changed, ...removed, ...added];
+    } else {
+      affected = this.#cachedResourceUris().filter((uri) => !next.has(uri));
+    }
+    for (const uri of affected) this.changed(uri);
+  }
+
+  #cachedResourceUris(): string[] {
+    const { queryClient, keys } = this.#options;
+    const uris: string[] = [];
+    for (const query of queryClient.getQueryCache().getAll()) {
+      const uri = keys.uriOf(query.queryKey);
+      if (uri !== undefined && query.state.data !== undefined) uris.push(uri);
+    }
+    return uris;
+  }
+}

@@ -1,0 +1,145 @@
+import type { Emit } from './events';
+import type { NotifiedList } from './lists';
+
+/** What the provider wants to hear about: the input of the session's channel. */
+export interface Desire {
+  /** Wanted URIs (held or lingering), sorted. */
+  uris: readonly string[];
+  /** The wanted URIs that have a holder now (the rest are lingering). */
+  held: ReadonlySet<string>;
+  /** Lists whose `list_changed` is wanted (resources always; tools/prompts while shown). */
+  lists: ReadonlySet<NotifiedList>;
+}
+
+interface Entry {
+  refs: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** Reference counts with a linger before a key with no holder is let go. */
+class RefCounts<K> {
+  readonly entries = new Map<K, Entry>();
+  readonly #lingerMs: number;
+  readonly #changed: (key: K, refs: number, wanted: boolean) => void;
+  readonly #setChanged: () => void;
+
+  constructor(
+    lingerMs: number,
+    changed: (key: K, refs: number, wanted: boolean) => void,
+    setChanged: () => void,
+  ) {
+    this.#lingerMs = lingerMs;
+    this.#changed = changed;
+    this.#setChanged = setChanged;
+  }
+
+  hold(key: K): () => void {
+    const entry = this.entries.get(key);
+    if (entry) {
+      entry.refs += 1;
+      clearTimeout(entry.timer);
+      entry.timer = undefined;
+    } else {
+      this.entries.set(key, { refs: 1, timer: undefined });
+      this.#setChanged();
+    }
+    this.#changed(key, this.entries.get(key)?.refs ?? 1, true);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#release(key);
+    };
+  }
+
+  clear(): void {
+    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    this.entries.clear();
+  }
+
+  #release(key: K): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    entry.refs -= 1;
+    this.#changed(key, entry.refs, true);
+    if (entry.refs > 0) return;
+    entry.timer = setTimeout(() => {
+      if (entry.refs > 0 || this.entries.get(key) !== entry) return;
+      this.entries.delete(key);
+      this.#changed(key, 0, false);
+      this.#setChanged();
+    }, this.#lingerMs);
+  }
+}
+
+/**
+ * What is wanted, for URIs and lists alike: a reference count per target,
+ * shared by every observer of one provider. N holders make one server-side
+ * subscription; the last release keeps it for `lingerMs`, so a remount
+ * (StrictMode's mount → unmount → mount, a route change showing the same
+ * resource) does not tear a subscription down and build it again. Every
+ * change of the wanted set within one tick reaches `onFlush` once, as the
+ * whole desire: one new stream, not one per change.
+ */
+export class InterestRegistry {
+  readonly #uris: RefCounts<string>;
+  readonly #lists: RefCounts<NotifiedList>;
+  readonly #onFlush: (desire: Desire) => void;
+  #flushScheduled = false;
+  #disposed = false;
+
+  constructor(options: { lingerMs: number; emit: Emit; onFlush: (desire: Desire) => void }) {
+    const { lingerMs, emit } = options;
+    const setChanged = () => this.#scheduleFlush();
+    this.#uris = new RefCounts<string>(
+      lingerMs,
+      (uri, refs, wanted) => emit({ type: 'interest', uri, refs, wanted }),
+      setChanged,
+    );
+    this.#lists = new RefCounts<NotifiedList>(lingerMs, () => {}, setChanged);
+    this.#onFlush = options.onFlush;
+  }
+
+  /** Hold `uri` until the returned function is called (idempotent). */
+  holdUri(uri: string): () => void {
+    return this.#disposed ? () => {} : this.#uris.hold(uri);
+  }
+
+  /** Want this list's `list_changed` until the returned function is called. */
+  holdList(list: NotifiedList): () => void {
+    return this.#disposed ? () => {} : this.#lists.hold(list);
+  }
+
+  /** Whether `uri` is held or lingering: its notifications are wanted. */
+  wants(uri: string): boolean {
+    return this.#uris.entries.has(uri);
+  }
+
+  /** Whether this list's `list_changed` is wanted (the resources list always is). */
+  wantsList(list: NotifiedList): boolean {
+    return list === 'resources' || this.#lists.entries.has(list);
+  }
+
+  desire(): Desire {
+    const lists = new Set<NotifiedList>(['resources']);
+    for (const list of this.#lists.entries.keys()) lists.add(list);
+    const held = new Set<string>();
+    for (const [uri, entry] of this.#uris.entries) if (entry.refs > 0) held.add(uri);
+    return { uris: [...this.#uris.entries.keys()].sort(), held, lists };
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    this.#uris.clear();
+    this.#lists.clear();
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled || this.#disposed) return;
+    this.#flushScheduled = true;
+    queueMicrotask(() => {
+      this.#flushScheduled = false;
+      if (!this.#disposed) this.#onFlush(this.desire());
+    });
+  }
+}

@@ -1,0 +1,49 @@
+import type { Client, Implementation, Transport } from '@modelcontextprotocol/client';
+import type { QueryClient } from '@tanstack/query-core';
+import type { ProtocolChoice } from './clientSource';
+
+export interface McpCacheSyncOptions {
+  queryClient: QueryClient;
+  /** Streamable HTTP endpoint. Exactly one of `url`, `client`, `transport`. */
+  url?: string | URL;
+  /** A connected SDK client owned by the host (never closed by us). */
+  client?: Client;
+  /** Creates a fresh transport for each (re)connection. */
+  transport?: () => Transport;
+  /** fetch used with `url` (defaults to the global one). */
+  fetch?: typeof fetch;
+  clientInfo?: Implementation;
+  protocol?: ProtocolChoice;
+  /** Prefix every key with `['mcp', scope]` (several servers, one QueryClient). */
+  scope?: string;
+  /**
+   * Identity of the signed-in user. Data read with `cacheScope: 'private'`
+   * under one context is removed when another one starts.
+   */
+  authContext?: string;
+  /** How long a released URI stays wanted (ms). */
+  lingerMs?: number;
+  /** Reconnect and re-listen backoff (ms). */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+  /** Bound on waiting for a subscription's acknowledgement (ms). */
+  ackTimeoutMs?: number;
+  /** Bound on every request, and on a read's wait for the connection (ms). */
+  requestTimeoutMs?: number;
+  /** Minimum interval between diagnostics updates to subscribers (ms). */
+  diagnosticsIntervalMs?: number;
+  /**
+   * Off by default. When set, a subscribed, acknowledged resource that has
+   * been quiet (no notification, no read) this long is read once to check:
+   * new content found that way is counted in the diagnostics as a silent
+   * change — how a server that publishes on another process or instance
+   * shows up. Costs one read per quiet resource per period.
+   */
+  silenceProbeMs?: number;
+}
+
+export const DEFAULTS = {
+  clientInfo: { name: 'mcp-react-query', version: '0.1.0' },
+  lingerMs: 1000,
+  ackTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+};

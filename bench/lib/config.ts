@@ -58,8 +58,10 @@ export interface ScrollSize {
   windowWaves: number;
   /** The fixed-cadence variant mounts one wave per frame of this length. */
   frameMs: number;
-  /** Runs per contender, cadence and era, in ABBA order (ours, plain, plain, ours, …). */
+  /** Closed-loop runs per contender and era, in ABBA order (ours, plain, plain, ours, …). */
   rounds: number;
+  /** Fixed-cadence runs per contender and era (information only, no timing target). */
+  fixedRounds: number;
   /** Warm-up rows (read without a subscription) before the measured scroll. */
   warmRows: number;
   /** Give up on a wave (closed loop) or on the last window (fixed) after this long. */
@@ -111,6 +113,7 @@ const base: Sizes = QUICK
         windowWaves: 2,
         frameMs: 16,
         rounds: 1,
+        fixedRounds: 1,
         warmRows: 25,
         waveTimeoutMs: 20_000,
       },
@@ -145,6 +148,7 @@ const base: Sizes = QUICK
         windowWaves: 2,
         frameMs: 16,
         rounds: 2,
+        fixedRounds: 1,
         warmRows: 25,
         waveTimeoutMs: 30_000,
       },

@@ -247,9 +247,9 @@ for (const name of args.only) for (const table of fragments[name]?.tables ?? [])
 if (profile) {
   printTable({
     title:
-      'CPU profile · inclusive ms per layer (a sample counts once for each layer on its stack)',
-    head: ['process', 'busy ms', ...Object.keys(profile[0]?.inclusiveMs ?? {})],
-    rows: profile.map((p) => [p.file, p.busyMs, ...Object.values(p.inclusiveMs)]),
+      'CPU profile · self ms per layer (the function on top of the stack, so the layers add up)',
+    head: ['process', 'busy ms', ...Object.keys(profile[0]?.selfMs ?? {})],
+    rows: profile.map((p) => [p.file, p.busyMs, ...Object.values(p.selfMs)]),
   });
 }
 printTable({

@@ -16,7 +16,7 @@ const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = join(benchDir, '..');
 const require = createRequire(import.meta.url);
 
-const SCENARIOS = ['latency', 'churn', 'storm', 'memory'];
+const SCENARIOS = ['latency', 'churn', 'scroll', 'storm', 'memory'];
 const srcPath = `${join(root, 'src')}/`;
 
 function parseArgs(argv) {
@@ -28,7 +28,7 @@ function parseArgs(argv) {
     else if (arg.startsWith('--out=')) args.out = arg.slice(6);
     else if (arg === '--help' || arg === '-h') {
       console.log(
-        'usage: npm run bench -- [--quick] [--only=latency,churn,storm,memory] [--profile] [--out=FILE]',
+        'usage: npm run bench -- [--quick] [--only=latency,churn,scroll,storm,memory] [--profile] [--out=FILE]',
       );
       process.exit(0);
     } else {
@@ -247,9 +247,9 @@ for (const name of args.only) for (const table of fragments[name]?.tables ?? [])
 if (profile) {
   printTable({
     title:
-      'CPU profile · inclusive ms per layer (a sample counts once for each layer on its stack)',
-    head: ['process', 'busy ms', ...Object.keys(profile[0]?.inclusiveMs ?? {})],
-    rows: profile.map((p) => [p.file, p.busyMs, ...Object.values(p.inclusiveMs)]),
+      'CPU profile · self ms per layer (the function on top of the stack, so the layers add up)',
+    head: ['process', 'busy ms', ...Object.keys(profile[0]?.selfMs ?? {})],
+    rows: profile.map((p) => [p.file, p.busyMs, ...Object.values(p.selfMs)]),
   });
 }
 printTable({

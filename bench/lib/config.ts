@@ -49,6 +49,25 @@ export interface ChurnSize {
   meanStepMs: number;
 }
 
+export interface ScrollSize {
+  /** Distinct URIs in the list, each shown by one row. */
+  uris: number;
+  /** Rows that scroll into view together. */
+  wave: number;
+  /** Waves mounted at once: the new wave plus the ones still in view (overscan). */
+  windowWaves: number;
+  /** The fixed-cadence variant mounts one wave per frame of this length. */
+  frameMs: number;
+  /** Closed-loop runs per contender and era, in ABBA order (ours, plain, plain, ours, …). */
+  rounds: number;
+  /** Fixed-cadence runs per contender and era (information only, no timing target). */
+  fixedRounds: number;
+  /** Warm-up rows (read without a subscription) before the measured scroll. */
+  warmRows: number;
+  /** Give up on a wave (closed loop) or on the last window (fixed) after this long. */
+  waveTimeoutMs: number;
+}
+
 export interface LatencySize {
   samples: number;
   warmup: number;
@@ -67,6 +86,7 @@ export interface MemorySize {
 interface Sizes {
   storm: StormSize;
   churn: ChurnSize;
+  scroll: ScrollSize;
   latency: LatencySize;
   memory: MemorySize;
 }
@@ -87,6 +107,16 @@ const base: Sizes = QUICK
         spreadBursts: 0,
       },
       churn: { uris: 20, steps: 100, targetMounted: 10, meanStepMs: 2 },
+      scroll: {
+        uris: 200,
+        wave: 25,
+        windowWaves: 2,
+        frameMs: 16,
+        rounds: 1,
+        fixedRounds: 1,
+        warmRows: 25,
+        waveTimeoutMs: 20_000,
+      },
       latency: { samples: 20, warmup: 3 },
       memory: {
         uris: 20,
@@ -112,6 +142,16 @@ const base: Sizes = QUICK
         spreadBursts: 3,
       },
       churn: { uris: 100, steps: 2_000, targetMounted: 50, meanStepMs: 2 },
+      scroll: {
+        uris: 3_000,
+        wave: 25,
+        windowWaves: 2,
+        frameMs: 16,
+        rounds: 2,
+        fixedRounds: 1,
+        warmRows: 25,
+        waveTimeoutMs: 30_000,
+      },
       latency: { samples: 500, warmup: 20 },
       memory: {
         uris: 100,
@@ -134,6 +174,7 @@ export const SIZES: Sizes = (() => {
   return {
     storm: { ...base.storm, ...overrides.storm },
     churn: { ...base.churn, ...overrides.churn },
+    scroll: { ...base.scroll, ...overrides.scroll },
     latency: { ...base.latency, ...overrides.latency },
     memory: { ...base.memory, ...overrides.memory },
   };

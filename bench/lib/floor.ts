@@ -52,3 +52,85 @@ export class RawFloor {
     await this.#client.close().catch(() => {});
   }
 }
+
+/**
+ * The raw-SDK floor for many URIs (storm): one client, one subscription set
+ * (modern: one listen stream with every URI; legacy: a subscribe per URI), no
+ * React, no cache. Per URI the minimal correct policy: one read in flight at a
+ * time, and notifications that arrive while it is in flight cost exactly one
+ * more read when it settles (single flight, one trailing read). Every read's
+ * text goes to `onText`, which timestamps it.
+ */
+export class RawResourceSet {
+  readonly #client: Client;
+  readonly #onText: (uri: string, text: string | undefined) => void;
+  readonly #inFlight = new Set<string>();
+  readonly #again = new Set<string>();
+  readonly #texts = new Map<string, string | undefined>();
+  #subscription: McpSubscription | undefined;
+  #closed = false;
+  reads = 0;
+  readonly failures: Record<string, number> = {};
+
+  private constructor(client: Client, onText: (uri: string, text: string | undefined) => void) {
+    this.#client = client;
+    this.#onText = onText;
+  }
+
+  /** Subscribed to every URI of `uris`, each read once after that. */
+  static async start(
+    url: string,
+    uris: readonly string[],
+    onText: (uri: string, text: string | undefined) => void,
+  ): Promise<RawResourceSet> {
+    const client = await connectClient(url);
+    const set = new RawResourceSet(client, onText);
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      set.#changed(notification.params.uri);
+    });
+    if (client.getProtocolEra() === 'modern') {
+      set.#subscription = await client.listen({ resourceSubscriptions: [...uris] });
+    } else {
+      await Promise.all(uris.map((uri) => client.subscribeResource({ uri })));
+    }
+    for (const uri of uris) set.#changed(uri);
+    return set;
+  }
+
+  /** The text the last completed read of `uri` returned. */
+  text(uri: string): string | undefined {
+    return this.#texts.get(uri);
+  }
+
+  #changed(uri: string): void {
+    if (this.#closed) return;
+    if (this.#inFlight.has(uri)) {
+      this.#again.add(uri);
+      return;
+    }
+    this.#inFlight.add(uri);
+    void this.#read(uri);
+  }
+
+  async #read(uri: string): Promise<void> {
+    this.reads += 1;
+    try {
+      const result = await this.#client.readResource({ uri }, { cacheMode: 'bypass' });
+      const text = textOf(result);
+      this.#texts.set(uri, text);
+      this.#onText(uri, text);
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, 120);
+      this.failures[message] = (this.failures[message] ?? 0) + 1;
+    } finally {
+      this.#inFlight.delete(uri);
+      if (this.#again.delete(uri)) this.#changed(uri);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#subscription?.close().catch(() => {});
+    await this.#client.close().catch(() => {});
+  }
+}

@@ -20,8 +20,9 @@ import type { Track } from './tracker';
 if (TANSTACK_SCHEDULER === 'microtask') notifyManager.setScheduler(queueMicrotask);
 if (TANSTACK_SCHEDULER === 'immediate') notifyManager.setScheduler((run) => setImmediate(run));
 
-export type ImplName = 'ours' | 'tanstack-default' | 'naive';
+export type ImplName = 'ours' | 'tanstack-default' | 'naive' | 'plain';
 
+/** The live contenders (plain has no subscriptions: it is the scroll scenario's React baseline). */
 export const IMPL_NAMES: ImplName[] = ['ours', 'tanstack-default', 'naive'];
 
 export interface ViewProps {
@@ -84,7 +85,7 @@ export function textOf(result: ReadResourceResult | undefined): string | undefin
 }
 
 /** The commit effect every view uses to say what it shows. */
-function useShown(track: Track, id: number, text: string | undefined): ReactNode {
+export function useShown(track: Track, id: number, text: string | undefined): ReactNode {
   useLayoutEffect(() => track(id, text), [track, id, text]);
   return <span>{text ?? ''}</span>;
 }
@@ -374,6 +375,45 @@ export function startNaive(url: string): ImplInstance {
   };
 }
 
+// ── baseline: plain (no subscriptions) ────────────────────────────────────
+
+const PlainContext = createContext<Client | undefined>(undefined);
+
+/**
+ * `useQuery` reading through one shared SDK client, and nothing else: no
+ * subscription, no notification handler. What a list of resources costs in
+ * React and TanStack Query alone, the floor for first loads.
+ */
+function PlainView({ id, uri, track }: ViewProps) {
+  const client = useContext(PlainContext) as Client;
+  const query = useQuery({
+    queryKey: ['plain', uri],
+    queryFn: () => client.readResource({ uri }, { cacheMode: 'bypass' }),
+  });
+  return useShown(track, id, textOf(query.data));
+}
+
+export async function startPlain(url: string, options: ImplOptions = {}): Promise<ImplInstance> {
+  const queryClient = new QueryClient();
+  const failures = new Failures();
+  failures.watch(queryClient);
+  const client = await connectClient(url, options.fetch);
+  return {
+    name: 'plain',
+    wrap: (children) => (
+      <QueryClientProvider client={queryClient}>
+        <PlainContext.Provider value={client}>{children}</PlainContext.Provider>
+      </QueryClientProvider>
+    ),
+    View: PlainView,
+    failures: failures.snapshot,
+    async close() {
+      await client.close().catch(() => {});
+      queryClient.clear();
+    },
+  };
+}
+
 export async function startImpl(
   name: ImplName,
   url: string,
@@ -386,5 +426,7 @@ export async function startImpl(
       return startTanstackDefault(url, options);
     case 'naive':
       return startNaive(url);
+    case 'plain':
+      return startPlain(url, options);
   }
 }

@@ -2,6 +2,7 @@ export interface Summary {
   n: number;
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   mean: number;
   min: number;
@@ -22,6 +23,7 @@ export function summarize(values: readonly number[]): Summary {
     n: sorted.length,
     p50: round(percentile(sorted, 50)),
     p90: round(percentile(sorted, 90)),
+    p95: round(percentile(sorted, 95)),
     p99: round(percentile(sorted, 99)),
     mean: round(sorted.length ? sum / sorted.length : Number.NaN),
     min: round(sorted[0] ?? Number.NaN),

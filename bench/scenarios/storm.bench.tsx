@@ -3,6 +3,7 @@ import { it } from 'vitest';
 import type { ServerKind, TestServer } from '../../test/servers';
 import { KINDS, OUR_OPTIONS, QUICK, SEED, SIZES, type StormSize } from '../lib/config';
 import { mountViews, type ViewSpec } from '../lib/dom';
+import { RawResourceSet } from '../lib/floor';
 import {
   elapsed,
   ioTurn,
@@ -98,19 +99,65 @@ interface StormRun {
   failures: Record<string, number>;
 }
 
-async function runStorm(kind: ServerKind, name: ImplName, workload: Workload, size: StormSize) {
+/** The React implementations, and the raw-SDK floor (no React: one "view" per URI). */
+type StormImpl = ImplName | 'raw-sdk';
+
+/** What a run watches: who shows what, and how it ends. */
+interface Subject {
+  specs: ViewSpec[];
+  /** What each of `specs` shows at the end (React: the DOM; raw-sdk: its last read). */
+  finalTexts(): (string | null | undefined)[];
+  failures(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+async function startSubject(
+  name: StormImpl,
+  url: string,
+  workload: Workload,
+  size: StormSize,
+  tracker: Tracker,
+): Promise<Subject> {
+  if (name === 'raw-sdk') {
+    const uris = Array.from({ length: size.uris }, (_, i) => uriOf(i));
+    const idOf = new Map(uris.map((uri, id) => [uri, id]));
+    const set = await RawResourceSet.start(url, uris, (uri, text) =>
+      tracker.report(idOf.get(uri) as number, text),
+    );
+    const specs = uris.map((uri, id) => ({ id, uri }));
+    return {
+      specs,
+      finalTexts: () => specs.map((spec) => set.text(spec.uri)),
+      failures: () => ({ ...set.failures }),
+      close: () => set.close(),
+    };
+  }
+  const impl = await startImpl(name, url);
+  const views = mountViews(impl, tracker.report, workload.specs);
+  return {
+    specs: workload.specs,
+    finalTexts: () => [...views.container.querySelectorAll('span')].map((s) => s.textContent),
+    failures: impl.failures,
+    async close() {
+      views.unmount();
+      await sleep(50);
+      await impl.close();
+    },
+  };
+}
+
+async function runStorm(kind: ServerKind, name: StormImpl, workload: Workload, size: StormSize) {
   const server = await startBenchServer(kind, size.uris);
-  const impl = await startImpl(name, server.url);
   const tracker = new Tracker();
-  const byUri = new Map<string, number[]>();
-  for (const spec of workload.specs) byUri.set(spec.uri, [...(byUri.get(spec.uri) ?? []), spec.id]);
-  const ids = (uri: string) => byUri.get(uri) ?? [];
 
   const mountStart = performance.now();
-  const views = mountViews(impl, tracker.report, workload.specs);
+  const subject = await startSubject(name, server.url, workload, size, tracker);
   const mountMs = elapsed(mountStart);
+  const byUri = new Map<string, number[]>();
+  for (const spec of subject.specs) byUri.set(spec.uri, [...(byUri.get(spec.uri) ?? []), spec.id]);
+  const ids = (uri: string) => byUri.get(uri) ?? [];
   const shown = await until(
-    () => workload.specs.every((spec) => tracker.text(spec.id) === 'v0'),
+    () => subject.specs.every((spec) => tracker.text(spec.id) === 'v0'),
     QUICK ? 30_000 : 180_000,
     20,
   );
@@ -184,9 +231,9 @@ async function runStorm(kind: ServerKind, name: ImplName, workload: Workload, si
 
   // The DOM is the judge: every component's text against what the server holds now.
   let finalMismatches = 0;
-  const spans = views.container.querySelectorAll('span');
-  for (const [index, spec] of workload.specs.entries()) {
-    if (spans[index]?.textContent !== serverText(server, spec.uri)) finalMismatches += 1;
+  const finalTexts = subject.finalTexts();
+  for (const [index, spec] of subject.specs.entries()) {
+    if (finalTexts[index] !== serverText(server, spec.uri)) finalMismatches += 1;
   }
   const run: StormRun = {
     bursts: workload.bursts.length,
@@ -206,11 +253,9 @@ async function runStorm(kind: ServerKind, name: ImplName, workload: Workload, si
     staleAfterBursts: results.reduce((sum, r) => sum + r.stale, 0),
     finalMismatches,
     server: server.counters(),
-    failures: impl.failures(),
+    failures: subject.failures(),
   };
-  views.unmount();
-  await sleep(50);
-  await impl.close();
+  await subject.close();
   await server.close();
   (globalThis as { gc?: () => void }).gc?.();
   await sleep(100);
@@ -219,7 +264,7 @@ async function runStorm(kind: ServerKind, name: ImplName, workload: Workload, si
 
 interface Variant {
   label: string;
-  impl: ImplName;
+  impl: StormImpl;
   workload: Workload;
 }
 
@@ -240,6 +285,8 @@ it('storm: bursts of updates over many mounted components', async () => {
   };
   const variants: Variant[] = [
     { label: 'ours', impl: 'ours', workload },
+    // Right after ours, on the same bursts: the ratios to the floor are targets.
+    { label: 'raw-sdk', impl: 'raw-sdk', workload },
     { label: 'tanstack-default', impl: 'tanstack-default', workload: prefix(size.tanstackBursts) },
     { label: 'naive', impl: 'naive', workload: prefix(size.naiveBursts) },
     ...(size.spreadSlices > 1
@@ -317,6 +364,7 @@ it('storm: bursts of updates over many mounted components', async () => {
       notes: [
         'A burst is fired in one synchronous loop; "spread" fires the same updates in slices with an I/O turn between them.',
         'Baselines run the first bursts of the same seeded workload (their cost is per update and per component); ratios compare the same bursts.',
+        'raw-sdk: one client, one subscription set, no React; per URI one read in flight and one trailing read for what arrived meanwhile. Its "components" are its URIs (settle: the last touched URI holds its final content).',
       ],
     });
     targets.push(
@@ -335,6 +383,27 @@ it('storm: bursts of updates over many mounted components', async () => {
         target: '0',
         actual: `${ours.finalMismatches} final, ${ours.staleAfterBursts} after bursts`,
         pass: ours.finalMismatches === 0 && ours.staleAfterBursts === 0,
+      },
+    );
+    const floor = runs['raw-sdk'] as StormRun;
+    const settleRatio = ratio(ours.settleMs.p50, floor.settleMs.p50) ?? Number.NaN;
+    const readsRatio = sameBurstRatio(ours, floor) ?? Number.NaN;
+    targets.push(
+      {
+        scenario: 'storm',
+        kind,
+        name: `burst settle p50 vs raw-sdk floor (same ${floor.bursts} bursts)`,
+        target: '≤ 1.15×',
+        actual: `${settleRatio}× (${ours.settleMs.p50} ms vs ${floor.settleMs.p50} ms)`,
+        pass: settleRatio <= 1.15,
+      },
+      {
+        scenario: 'storm',
+        kind,
+        name: `reads vs raw-sdk floor (same ${floor.bursts} bursts)`,
+        target: '≤ 1.00×',
+        actual: `${readsRatio}× (${sum(ours.readsPerBurst.slice(0, floor.bursts))} vs ${sum(floor.readsPerBurst)})`,
+        pass: readsRatio <= 1,
       },
     );
     for (const label of ['tanstack-default', 'naive']) {

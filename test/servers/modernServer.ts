@@ -45,16 +45,30 @@ interface ListenStream {
   uris: string[];
 }
 
-async function peekMethod(request: Request): Promise<string | undefined> {
-  if (request.method !== 'POST') return undefined;
+interface PeekedRequest {
+  method: string | undefined;
+  /** `params.notifications.resourceSubscriptions` entries (listen requests). */
+  filterEntries: number;
+}
+
+async function peekRequest(request: Request): Promise<PeekedRequest> {
+  const none = { method: undefined, filterEntries: 0 };
+  if (request.method !== 'POST') return none;
   try {
     // A clone, so the handler still gets an unread body.
     const body: unknown = await request.clone().json();
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-    const method = (body as { method?: unknown }).method;
-    return typeof method === 'string' ? method : undefined;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return none;
+    const { method, params } = body as {
+      method?: unknown;
+      params?: { notifications?: { resourceSubscriptions?: unknown } };
+    };
+    const uris = params?.notifications?.resourceSubscriptions;
+    return {
+      method: typeof method === 'string' ? method : undefined,
+      filterEntries: Array.isArray(uris) ? uris.length : 0,
+    };
   } catch {
-    return undefined;
+    return none;
   }
 }
 
@@ -168,9 +182,12 @@ export function createModernEndpoint(options: EndpointOptions = {}): McpEndpoint
     requestOptions: McpHandlerRequestOptions | undefined,
     res: ServerResponse,
   ): Promise<Response> {
-    const method = await peekMethod(request);
+    const { method, filterEntries } = await peekRequest(request);
     const isListen = method === LISTEN_METHOD;
-    if (isListen) counters.listenRequests += 1;
+    if (isListen) {
+      counters.listenRequests += 1;
+      counters.listenFilterEntries += filterEntries;
+    }
     const response = await handler.fetch(request, requestOptions);
     const isStream = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
     if (!isListen || !isStream || response.body === null) return response;

@@ -52,6 +52,7 @@ export function resolveCapabilities(options?: ServerCapabilityOptions): Resolved
 export function newCounters(): EndpointCounters {
   return {
     listenRequests: 0,
+    listenFilterEntries: 0,
     subscribeRequests: 0,
     unsubscribeRequests: 0,
     listRequests: 0,
@@ -66,6 +67,7 @@ export function newCounters(): EndpointCounters {
 export function addCounters(a: EndpointCounters, b: EndpointCounters): EndpointCounters {
   return {
     listenRequests: a.listenRequests + b.listenRequests,
+    listenFilterEntries: a.listenFilterEntries + b.listenFilterEntries,
     subscribeRequests: a.subscribeRequests + b.subscribeRequests,
     unsubscribeRequests: a.unsubscribeRequests + b.unsubscribeRequests,
     listRequests: a.listRequests + b.listRequests,

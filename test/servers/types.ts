@@ -51,6 +51,11 @@ export interface StartServerOptions extends EndpointOptions {
 export interface EndpointCounters {
   /** `subscriptions/listen` POSTs seen (modern). */
   listenRequests: number;
+  /**
+   * `resourceSubscriptions` entries summed over the `subscriptions/listen` POSTs seen, as the
+   * client asked (before the server narrows anything). Modern only; 0 on the legacy servers.
+   */
+  listenFilterEntries: number;
   /** `resources/subscribe` requests, also the ones refused because the capability is off. */
   subscribeRequests: number;
   unsubscribeRequests: number;

@@ -27,7 +27,6 @@ export {
   toolListQueryOptions,
 } from './core/queryOptions';
 export { expandTemplate, type TemplateValue, type TemplateVariables } from './core/uriTemplate';
-export { McpDevtools, type McpDevtoolsProps } from './react/devtools/McpDevtools';
 export { McpProvider, type McpProviderProps } from './react/McpProvider';
 export type { UseListOptions } from './react/useListQuery';
 export { useMcp } from './react/useMcp';

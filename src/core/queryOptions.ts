@@ -43,7 +43,10 @@ function options<T>(queryKey: QueryKey, scope: string | undefined): McpQueryOpti
  * `useQuery`. Freshness and retry come from the query defaults the provider
  * registers on its QueryClient.
  */
-export function resourceQueryOptions(uri: string, { scope }: ScopeOption = {}): McpQueryOptions<ReadResourceResult> {
+export function resourceQueryOptions(
+  uri: string,
+  { scope }: ScopeOption = {},
+): McpQueryOptions<ReadResourceResult> {
   return options<ReadResourceResult>(createMcpKeys(scope).resource(uri), scope);
 }
 
@@ -53,7 +56,9 @@ export function resourceListQueryOptions({ scope }: ScopeOption = {}): McpQueryO
 }
 
 /** Every resource template (every page). */
-export function resourceTemplatesQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<ResourceTemplate[]> {
+export function resourceTemplatesQueryOptions({
+  scope,
+}: ScopeOption = {}): McpQueryOptions<ResourceTemplate[]> {
   return options<ResourceTemplate[]>(createMcpKeys(scope).resourceTemplates(), scope);
 }
 
@@ -67,6 +72,9 @@ export function promptListQueryOptions({ scope }: ScopeOption = {}): McpQueryOpt
   return options<Prompt[]>(createMcpKeys(scope).prompts(), scope);
 }
 
-export function listQueryOptions(kind: ListKind, scope: string | undefined): McpQueryOptions<unknown[]> {
+export function listQueryOptions(
+  kind: ListKind,
+  scope: string | undefined,
+): McpQueryOptions<unknown[]> {
   return options<unknown[]>(createMcpKeys(scope).list(kind), scope);
 }

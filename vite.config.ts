@@ -1,11 +1,21 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
+// Entries a React Server Components bundler must treat as client modules (hooks, context,
+// components). `core` and `server` stay without the directive so server code can import them.
+const CLIENT_ENTRIES = new Set(['index', 'devtools', 'devtools.noop']);
+
 export default defineConfig({
   plugins: [react()],
   build: {
     lib: {
-      entry: { index: 'src/index.ts', server: 'src/server/index.ts' },
+      entry: {
+        index: 'src/index.ts',
+        core: 'src/core.ts',
+        devtools: 'src/devtools.ts',
+        'devtools.noop': 'src/devtools.noop.ts',
+        server: 'src/server/index.ts',
+      },
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,
     },
@@ -22,6 +32,12 @@ export default defineConfig({
         /^@redis\//,
         /^node:/,
       ],
+      output: {
+        // A directive in the sources would be dropped by the bundler (it is module-level, and
+        // modules get merged), so it is added to the built entry files instead. Checked after
+        // every build by scripts/check-package.mjs.
+        banner: (chunk) => (chunk.isEntry && CLIENT_ENTRIES.has(chunk.name) ? "'use client';" : ''),
+      },
     },
   },
   test: {

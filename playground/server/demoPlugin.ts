@@ -1,6 +1,8 @@
 /**
  * Mounts the demo MCP server inside Vite's dev server: the app, `/mcp`, `/mcp-legacy` and the
- * control API share one origin and one port, so the browser needs no CORS and no second process.
+ * control API share one origin and one port, so the playground page needs no CORS and no second
+ * process. The two MCP endpoints also send CORS headers (cors.ts) for apps on other origins,
+ * such as examples/vite-react.
  *
  * Scaled mode (`MCP_PLAYGROUND_INSTANCES`, set by `scripts/playground.mjs --instances N`): `/mcp`
  * becomes a round-robin proxy over N instances, and control-API changes are forwarded to one
@@ -9,6 +11,7 @@
 import type { Connect, Plugin } from 'vite';
 import { ENDPOINTS } from '../shared/demo';
 import { handleControl } from './controlApi';
+import { applyCors } from './cors';
 import { DemoServer } from './demoServer';
 import { scaleConfigFromEnv, scaleMode } from './scaleEnv';
 
@@ -22,9 +25,13 @@ export function mcpDemoServer(): Plugin {
     name: 'mcp-demo-server',
     // Only a dev server gets the demo; a test run importing this config must not start timers.
     apply: (_config, env) => env.command === 'serve' && !process.env.VITEST,
-    // What the page needs before it connects (see playground/src/scale.ts); nothing by default.
-    config: () =>
-      scale ? { define: { __PLAYGROUND_SCALE__: JSON.stringify(scaleMode(scale)) } } : undefined,
+    config: () => ({
+      // Vite's own CORS middleware runs before this plugin's and would answer the endpoints'
+      // preflights with its generic policy (no exposed Mcp-Session-Id); cors.ts decides instead.
+      server: { cors: false },
+      // What the page needs before it connects (see playground/src/scale.ts); nothing by default.
+      ...(scale ? { define: { __PLAYGROUND_SCALE__: JSON.stringify(scaleMode(scale)) } } : {}),
+    }),
     async configureServer(server) {
       const logger = server.config.logger;
       let demo: DemoServer;
@@ -39,8 +46,16 @@ export function mcpDemoServer(): Plugin {
       const middleware: Connect.NextHandleFunction = (req, res, next) => {
         // Matched by hand: `use('/mcp', …)` would strip the prefix from req.url.
         const path = (req.url ?? '/').split('?')[0] ?? '/';
-        if (path === ENDPOINTS.modern.path) void demo.handle('modern', req, res);
-        else if (path === ENDPOINTS.legacy.path) void demo.handle('legacy', req, res);
+        const endpoint =
+          path === ENDPOINTS.modern.path
+            ? 'modern'
+            : path === ENDPOINTS.legacy.path
+              ? 'legacy'
+              : undefined;
+        // Both eras, also in scaled mode (the proxy's answers pass through this response).
+        if (endpoint) {
+          if (!applyCors(req, res)) void demo.handle(endpoint, req, res);
+        }
         // Scaled: reading the state is the dashboard's own view; a change goes to one instance.
         else if (path.startsWith('/demo/') && forwardControl && req.method !== 'GET') {
           forwardControl(req, res, next);

@@ -15,12 +15,19 @@ export interface ScopeOption {
   scope?: string;
 }
 
-type Options<T> = {
+/**
+ * What the options helpers return. Exported and named on purpose: a declaration
+ * that returns it (here or in McpCacheSync) is emitted as a reference to this
+ * type. Left anonymous, the emitter inlines `DataTag` into the `.d.ts` and with
+ * it `dataTagSymbol`, which it cannot import there (TS2304 for consumers, or an
+ * `unknown` key with skipLibCheck).
+ */
+export interface McpQueryOptions<T> {
   queryKey: DataTag<QueryKey, T, Error>;
   queryFn: QueryFunction<T, QueryKey>;
-};
+}
 
-function options<T>(queryKey: QueryKey, scope: string | undefined): Options<T> {
+function options<T>(queryKey: QueryKey, scope: string | undefined): McpQueryOptions<T> {
   return {
     queryKey: queryKey as DataTag<QueryKey, T, Error>,
     queryFn: routedQueryFn(scope) as QueryFunction<T, QueryKey>,
@@ -33,30 +40,38 @@ function options<T>(queryKey: QueryKey, scope: string | undefined): Options<T> {
  * `useQuery`. Freshness and retry come from the query defaults the provider
  * registers on its QueryClient.
  */
-export function resourceQueryOptions(uri: string, { scope }: ScopeOption = {}) {
+export function resourceQueryOptions(
+  uri: string,
+  { scope }: ScopeOption = {},
+): McpQueryOptions<ReadResourceResult> {
   return options<ReadResourceResult>(createMcpKeys(scope).resource(uri), scope);
 }
 
 /** The full resource list (every page). */
-export function resourceListQueryOptions({ scope }: ScopeOption = {}) {
+export function resourceListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Resource[]> {
   return options<Resource[]>(createMcpKeys(scope).resources(), scope);
 }
 
 /** Every resource template (every page). */
-export function resourceTemplatesQueryOptions({ scope }: ScopeOption = {}) {
+export function resourceTemplatesQueryOptions({
+  scope,
+}: ScopeOption = {}): McpQueryOptions<ResourceTemplate[]> {
   return options<ResourceTemplate[]>(createMcpKeys(scope).resourceTemplates(), scope);
 }
 
 /** Every tool (every page). */
-export function toolListQueryOptions({ scope }: ScopeOption = {}) {
+export function toolListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Tool[]> {
   return options<Tool[]>(createMcpKeys(scope).tools(), scope);
 }
 
 /** Every prompt (every page). */
-export function promptListQueryOptions({ scope }: ScopeOption = {}) {
+export function promptListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Prompt[]> {
   return options<Prompt[]>(createMcpKeys(scope).prompts(), scope);
 }
 
-export function listQueryOptions(kind: ListKind, scope: string | undefined) {
+export function listQueryOptions(
+  kind: ListKind,
+  scope: string | undefined,
+): McpQueryOptions<unknown[]> {
   return options<unknown[]>(createMcpKeys(scope).list(kind), scope);
 }

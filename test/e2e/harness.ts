@@ -22,6 +22,8 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  // No HTTP/3 probing: every test talks plain HTTP/1.1 to loopback.
+  '--disable-quic',
 ];
 
 export function launchBrowser(): Promise<Browser> {

@@ -6,7 +6,6 @@ import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   expandTemplate,
-  McpDevtools,
   McpProvider,
   resourceListQueryOptions,
   resourceQueryOptions,
@@ -14,6 +13,7 @@ import {
   useResource,
   useSuspenseResource,
 } from '../../src';
+import { McpDevtools } from '../../src/devtools';
 import type { TestServer } from '../servers';
 import { ERA_CASES, start, text } from '../support/eras';
 import { settled, sleep } from '../support/wait';

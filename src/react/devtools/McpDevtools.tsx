@@ -5,20 +5,20 @@ export interface McpDevtoolsProps {
   initialOpen?: boolean;
   /** Inspect the `<McpProvider scope>` of that name instead of the nearest one. */
   scope?: string;
-  /** Render even when NODE_ENV is 'production' (off by default, like TanStack's devtools). */
-  forceInProduction?: boolean;
 }
 
-// A separate chunk: apps that never render the devtools never load the panel.
+// A separate chunk: a page that never renders the panel never loads it.
 const DevtoolsPanel = lazy(() => import('./DevtoolsPanel'));
 
-// Written as `process.env.NODE_ENV` so the app's bundler replaces it and drops the panel.
-declare const process: { env?: { NODE_ENV?: string } } | undefined;
-const isProduction = () => typeof process !== 'undefined' && process.env?.NODE_ENV === 'production';
-
-/** A floating panel with the connection, stream, subscriptions, diagnostics and event log. */
-export function McpDevtools({ forceInProduction = false, ...props }: McpDevtoolsProps) {
-  if (isProduction() && !forceInProduction) return null;
+/**
+ * A floating panel with the connection, stream, subscriptions, diagnostics and event log.
+ *
+ * This is the real panel. Apps get it from `mcp-react-query/devtools`, whose export map picks
+ * this file only under the `development` condition and a no-op otherwise (`devtools.noop.ts`),
+ * so a production bundle never contains it. No runtime NODE_ENV check here: `process` does not
+ * exist in a browser, so such a check cannot tell production from development there.
+ */
+export function McpDevtools(props: McpDevtoolsProps) {
   return (
     <Suspense fallback={null}>
       <DevtoolsPanel {...props} />

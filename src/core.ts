@@ -1,0 +1,42 @@
+/**
+ * `mcp-react-query/core`: everything that needs no React, for code that must not pull in a
+ * client bundle — route loaders, React Server Components prefetching, tests, other frameworks.
+ * Built without the `'use client'` banner of the main entry on purpose, so server code can
+ * import keys and options helpers from here.
+ */
+export type { BackoffOptions } from './core/backoff';
+export type {
+  CheckId,
+  DiagnosticCheck,
+  McpDiagnostics,
+  ResourceDiagnostics,
+  UnmatchedNotification,
+} from './core/checks';
+export type { ProtocolChoice } from './core/clientSource';
+export { describeEvent, type McpEventTone } from './core/describeEvent';
+export { isNotFound, McpQueryError, type McpQueryErrorCode } from './core/errors';
+export type {
+  CloseReason,
+  ConnectionPhase,
+  ConnectionSnapshot,
+  Era,
+  McpEvent,
+  McpEventOf,
+  StreamState,
+  StreamStatus,
+} from './core/events';
+export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
+export type { ListKind, NotifiedList } from './core/lists';
+export { McpCacheSync } from './core/mcpCacheSync';
+export type { McpCacheSyncOptions } from './core/options';
+export {
+  type McpQueryOptions,
+  promptListQueryOptions,
+  resourceListQueryOptions,
+  resourceQueryOptions,
+  resourceTemplatesQueryOptions,
+  type ScopeOption,
+  toolListQueryOptions,
+} from './core/queryOptions';
+export type { McpState, McpStatus } from './core/state';
+export { expandTemplate, type TemplateValue, type TemplateVariables } from './core/uriTemplate';

@@ -12,6 +12,7 @@ export default defineConfig({
       entry: {
         index: 'src/index.ts',
         core: 'src/core.ts',
+        auth: 'src/auth.ts',
         devtools: 'src/devtools.ts',
         'devtools.noop': 'src/devtools.noop.ts',
         server: 'src/server/index.ts',

@@ -38,5 +38,11 @@ export {
   type ScopeOption,
   toolListQueryOptions,
 } from './core/queryOptions';
+export type {
+  ElicitationOptions,
+  PendingElicitation,
+  ServerRequestOptions,
+} from './core/serverRequests';
 export type { McpState, McpStatus } from './core/state';
+export { type CallToolVariables, callToolMutationOptions } from './core/tools';
 export { expandTemplate, type TemplateValue, type TemplateVariables } from './core/uriTemplate';

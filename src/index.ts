@@ -1,5 +1,7 @@
 export * from './core';
 export { McpProvider, type McpProviderProps } from './react/McpProvider';
+export { type UseCallToolOptions, useCallTool } from './react/useCallTool';
+export { useElicitations } from './react/useElicitations';
 export type { UseListOptions } from './react/useListQuery';
 export { useMcp } from './react/useMcp';
 export { useMcpDiagnostics } from './react/useMcpDiagnostics';

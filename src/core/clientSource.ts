@@ -1,5 +1,13 @@
-import { Client, type Implementation, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type ClientCapabilities,
+  type Implementation,
+  type OAuthClientProvider,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import type { BackoffOptions } from './backoff';
 import { McpQueryError } from './errors';
+import { invalidUrl, resolveUrl } from './failure';
 import { createHttpTransport, type TransportObserver } from './httpTransport';
 
 export type ProtocolChoice = 'auto' | '2026-07-28' | 'legacy';
@@ -36,6 +44,13 @@ export interface OwnedSourceOptions {
   target: { url: string | URL; fetch?: typeof fetch } | { transport: () => Transport };
   clientInfo: Implementation;
   protocol: ProtocolChoice;
+  /** OAuth for `url` (a transport from a factory carries its own). */
+  authProvider?: OAuthClientProvider;
+  /** Delays between attempts to resume a stream that ended. */
+  backoff: BackoffOptions;
+  /** What the client declares it can do, and the handlers behind it. */
+  capabilities: ClientCapabilities;
+  install(client: Client): void;
 }
 
 /** Clients this package makes and closes: one per connection. */
@@ -44,14 +59,24 @@ export function ownedSource(options: OwnedSourceOptions): ClientSource {
   return {
     reconnectable: true,
     async connect(prepare, timeoutMs) {
+      if ('url' in target) {
+        const invalid = invalidUrl(target.url);
+        if (invalid) throw invalid;
+      }
       const client = new Client(options.clientInfo, {
         versionNegotiation: negotiation(options.protocol),
+        capabilities: options.capabilities,
       });
+      options.install(client);
       const observed = 'url' in target;
       const observer = prepare(client, observed);
       const transport =
         'url' in target
-          ? createHttpTransport(new URL(target.url), observer, target.fetch)
+          ? createHttpTransport(resolveUrl(target.url), observer, {
+              ...(target.fetch && { fetch: target.fetch }),
+              ...(options.authProvider && { authProvider: options.authProvider }),
+              backoff: options.backoff,
+            })
           : target.transport();
       try {
         await client.connect(transport, { timeout: timeoutMs });

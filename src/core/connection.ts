@@ -3,6 +3,7 @@ import { type BackoffOptions, backoffDelay } from './backoff';
 import type { ClientSource } from './clientSource';
 import { McpQueryError } from './errors';
 import type { ConnectionSnapshot, Emit } from './events';
+import { classifyFailure } from './failure';
 import type { TransportObserver } from './httpTransport';
 import { RetryTimer } from './retryTimer';
 import { Waiters } from './waiters';
@@ -17,6 +18,8 @@ export interface SessionLike {
 
 export interface ConnectionOptions<S extends SessionLike> {
   source: ClientSource;
+  /** What to call the server in messages (its URL, or how the client was given). */
+  label: string;
   backoff: BackoffOptions;
   requestTimeoutMs: number;
   /** A session for a fresh client, before any of its requests. */
@@ -27,6 +30,12 @@ export interface ConnectionOptions<S extends SessionLike> {
 
 /** How long `dispose()` lets a handshake in flight finish before cutting it off. */
 const DISPOSE_GRACE_MS = 2000;
+/**
+ * Attempts that fail the same permanent way (a 404, an HTML page…) before
+ * the connection gives up with `error`: one more than one, in case a deploy
+ * was swapping the endpoint.
+ */
+const PERMANENT_ATTEMPTS = 2;
 
 const initial: ConnectionSnapshot = {
   phase: 'connecting',
@@ -65,6 +74,8 @@ export class Connection<S extends SessionLike> {
    * drops every session is retried ever more slowly, not hammered.
    */
   #backoffAttempt = 0;
+  /** Consecutive attempts that failed in a way retrying does not fix. */
+  #permanentFailures = 0;
   #readyAt = 0;
   #started = false;
   #closed = false;
@@ -99,6 +110,7 @@ export class Connection<S extends SessionLike> {
     if (this.#closed || !this.#started) return;
     this.#retry.cancel();
     this.#backoffAttempt = 0;
+    this.#permanentFailures = 0;
     this.#end(true);
     this.#set({ phase: 'reconnecting', attempt: 0, nextRetryAt: undefined });
     if (!this.#attempt) this.#connect();
@@ -106,9 +118,9 @@ export class Connection<S extends SessionLike> {
 
   /**
    * The ready session; waits through connecting and reconnecting, at most
-   * `timeoutMs`. Rejects at once when the connection is in `error` or
-   * `closed`, and with the connection's last error when the wait runs out,
-   * so a read never waits for a server that is not coming.
+   * `timeoutMs`. Rejects at once when the connection is in `error`,
+   * `unauthorized` or `closed`, and with the connection's last error when
+   * the wait runs out, so a read never waits for a server that is not coming.
    */
   async whenReady(signal: AbortSignal | undefined, timeoutMs: number): Promise<S> {
     const settled = () => this.#session !== undefined || this.#final() || signal?.aborted === true;
@@ -122,6 +134,7 @@ export class Connection<S extends SessionLike> {
         'the MCP connection was never started (McpCacheSync not mounted, or rendered on the server?)',
       );
     }
+    if (error instanceof McpQueryError) throw error;
     throw new McpQueryError(
       'NOT_CONNECTED',
       error ? `not connected: ${error.message}` : `the MCP connection is ${phase}`,
@@ -182,9 +195,25 @@ export class Connection<S extends SessionLike> {
     this.#scheduleRetry(new McpQueryError('CONNECTION_LOST', reason));
   }
 
+  /**
+   * A request on the ready connection was refused for want of credentials
+   * (the token expired and could not be refreshed): wait for the user.
+   */
+  unauthorized(session: S, error: Error): void {
+    if (session !== this.#session || this.#closed) return;
+    this.#end(false);
+    this.#set({ phase: 'unauthorized', error, nextRetryAt: undefined });
+  }
+
+  /** A request on the ready connection failed: if for want of credentials, wait for them. */
+  unauthorizedIf(session: S, error: unknown): void {
+    const failure = classifyFailure(error, this.#options.label);
+    if (failure.kind === 'unauthorized') this.unauthorized(session, failure.error);
+  }
+
   #final(): boolean {
     const { phase } = this.#state;
-    return phase === 'error' || phase === 'closed';
+    return phase === 'error' || phase === 'closed' || phase === 'unauthorized';
   }
 
   #connect(): void {
@@ -208,12 +237,7 @@ export class Connection<S extends SessionLike> {
       this.#connecting = undefined;
       await session?.dispose(this.#closed);
       if (this.#closed) return;
-      const failure = error instanceof Error ? error : new Error(String(error));
-      if (!source.reconnectable) {
-        this.#set({ phase: 'error', error: failure });
-        return;
-      }
-      this.#scheduleRetry(failure);
+      this.#failed(error);
       return;
     }
     this.#connecting = undefined;
@@ -235,6 +259,7 @@ export class Connection<S extends SessionLike> {
     };
     this.#session = ready;
     this.#readyAt = Date.now();
+    this.#permanentFailures = 0;
     this.#set({
       phase: 'ready',
       era: client.getProtocolEra(),
@@ -245,6 +270,35 @@ export class Connection<S extends SessionLike> {
       nextRetryAt: undefined,
     });
     ready.ready();
+  }
+
+  /**
+   * Rule 13: a failure ends in a state that says what to do. Credentials
+   * wanted → `unauthorized` (until `authorize()` or `reconnect()`); not an
+   * endpoint we can talk to → `error` after PERMANENT_ATTEMPTS; anything
+   * else → `reconnecting` with backoff.
+   */
+  #failed(error: unknown): void {
+    const { kind, error: failure } = classifyFailure(error, this.#options.label);
+    if (kind === 'unauthorized') {
+      this.#set({ phase: 'unauthorized', error: failure, nextRetryAt: undefined });
+      return;
+    }
+    if (kind === 'permanent') this.#permanentFailures += 1;
+    const invalidOptions = error instanceof McpQueryError && error.code === 'INVALID_OPTIONS';
+    if (
+      !this.#options.source.reconnectable ||
+      invalidOptions ||
+      this.#permanentFailures >= PERMANENT_ATTEMPTS
+    ) {
+      this.#set({
+        phase: 'error',
+        error: invalidOptions ? (error as Error) : failure,
+        nextRetryAt: undefined,
+      });
+      return;
+    }
+    this.#scheduleRetry(failure);
   }
 
   /** End the ready session, if any: dispose it, then let its client go. */

@@ -1,58 +1,123 @@
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  type OAuthClientProvider,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import { type BackoffOptions, backoffDelay } from './backoff';
 
 /**
  * Whether the stream a 2025 session delivers notifications on is up:
- * `unknown` for a transport we cannot observe (assumed up), `unsupported`
+ * `unknown` for a transport we cannot observe (assumed up), `resuming` while
+ * the SDK reconnects it (`retry:` delay, `Last-Event-ID`), `unsupported`
  * when the server refused the standalone SSE stream (HTTP 405).
  */
-export type LegacyStreamState = 'unknown' | 'opening' | 'open' | 'unsupported' | 'closed';
+export type LegacyStreamState = 'unknown' | 'opening' | 'open' | 'resuming' | 'unsupported';
 
 /** Told, by the session that owns the transport, what the HTTP exchanges reveal. */
 export interface TransportObserver {
-  /** The standalone SSE stream (GET) changed state. */
-  stream(state: LegacyStreamState): void;
-  /** The server no longer knows our session (HTTP 404 on a request carrying its id). */
-  sessionLost(): void;
+  /**
+   * The standalone SSE stream (GET) changed state. `open` says whether it
+   * resumed with `Last-Event-ID` (the server replays what we missed) or
+   * started fresh (anything sent meanwhile is lost).
+   */
+  stream(state: LegacyStreamState, resumed?: boolean): void;
+  /**
+   * The session is beyond saving: the server forgot it (HTTP 404 on a request
+   * carrying its id: `forgotten`) or its stream could not be resumed.
+   */
+  sessionLost(reason: string, forgotten: boolean): void;
 }
 
 type Fetch = typeof fetch;
 
+/** Resumption attempts of one stream before the session is given up and rebuilt. */
+export const RESUME_ATTEMPTS = 3;
+
+export interface HttpTransportOptions {
+  fetch?: Fetch;
+  authProvider?: OAuthClientProvider;
+  /** Delays between resumption attempts when the server sends no `retry:`. */
+  backoff: BackoffOptions;
+}
+
 /**
- * The Streamable HTTP transport for `url`, reporting to `observer`. The
- * transport would quietly re-open the standalone SSE stream in the same
- * session, and notifications sent during the gap would be lost without
- * anyone knowing; its resumption is off, and the session reports the end of
- * the stream instead.
+ * The Streamable HTTP transport for `url`. The SDK's own resumption stays
+ * on (rule 6): a stream that ends is re-opened in the same session after
+ * the server's `retry:` delay, with `Last-Event-ID`, so a tool result sent
+ * on a resumed response stream still arrives and notifications missed
+ * meanwhile are replayed. The session is rebuilt only when that fails.
  */
 export function createHttpTransport(
   url: URL,
   observer: TransportObserver,
-  fetch?: Fetch,
+  options: HttpTransportOptions,
 ): StreamableHTTPClientTransport {
+  const standalone: StandaloneStream = {
+    id: undefined,
+    failures: 0,
+    ended: false,
+    youngDeaths: 0,
+    openedAt: 0,
+  };
   return new StreamableHTTPClientTransport(url, {
-    fetch: observedFetch(observer, fetch),
+    fetch: observedFetch(observer, standalone, options),
+    // Every resumption waits at least what the SDK says (the server's
+    // `retry:`, which the spec says to respect); the standalone stream waits
+    // longer the more often it died young, so a server that accepts it and
+    // hangs up at once is not hammered.
+    reconnectionScheduler: (reconnect, delay) => {
+      let wait = delay;
+      if (standalone.ended) {
+        standalone.ended = false;
+        wait = Math.max(
+          delay,
+          backoffDelay(standalone.youngDeaths, options.backoff, () => 1),
+        );
+      }
+      const timer = setTimeout(reconnect, wait);
+      return () => clearTimeout(timer);
+    },
+    ...(options.authProvider && { authProvider: options.authProvider }),
+    // The object replaces the SDK's defaults wholesale, so every field is given.
     reconnectionOptions: {
-      maxRetries: 0,
-      initialReconnectionDelay: 1000,
-      maxReconnectionDelay: 30_000,
-      reconnectionDelayGrowFactor: 1.5,
+      initialReconnectionDelay: options.backoff.initialDelayMs,
+      maxReconnectionDelay: options.backoff.maxDelayMs,
+      reconnectionDelayGrowFactor: 2,
+      maxRetries: RESUME_ATTEMPTS,
     },
   });
 }
 
 /**
- * Wraps the transport's fetch so the connection can see what the SDK's
+ * Wraps the transport's fetch so the session can see what the SDK's
  * Streamable HTTP transport does not report: when the 2025 era's standalone
- * SSE stream opens and ends, whether the server has one at all, and a session
- * the server forgot (restart). These are the signals that notifications can
- * no longer arrive, which is when subscriptions must be rebuilt.
+ * SSE stream opens, ends and resumes, whether the server has one at all, and
+ * a session the server forgot (restart). These decide whether notifications
+ * were missed and whether the session must be rebuilt.
  *
  * It also ends the HTTP request of a call the client gave up on: on a 2025
  * connection the SDK only sends `notifications/cancelled` after a timeout and
  * leaves the request open, and a few hung reads would use up the browser's
  * ~6 connections per host.
  */
-function observedFetch(observer: TransportObserver, base?: Fetch): Fetch {
+/** What the fetch wrapper and the resumption scheduler know of the standalone GET stream. */
+interface StandaloneStream {
+  /** The last event id seen on it: its resumptions carry it. */
+  id: string | undefined;
+  /** Consecutive attempts to open it that failed. */
+  failures: number;
+  /** It just ended: the next scheduled resumption is its own. */
+  ended: boolean;
+  /** Consecutive times it ended soon after opening. */
+  youngDeaths: number;
+  openedAt: number;
+}
+
+function observedFetch(
+  observer: TransportObserver,
+  stream: StandaloneStream,
+  options: HttpTransportOptions,
+): Fetch {
+  const base = options.fetch;
   const open = new Map<string | number, AbortController>();
   return async (input, init) => {
     const method = (
@@ -76,25 +141,53 @@ function observedFetch(observer: TransportObserver, base?: Fetch): Fetch {
     const forget = () => {
       if (id !== undefined) open.delete(id);
     };
+    // A GET is the standalone stream unless it resumes a response stream:
+    // those carry a Last-Event-ID the standalone stream never sent.
+    const lastEventId = headers.get('last-event-id') ?? undefined;
+    const standalone =
+      method === 'GET' &&
+      (headers.get('accept') ?? '').includes('text/event-stream') &&
+      (lastEventId === undefined || lastEventId === stream.id);
+    const failedStandalone = () => {
+      stream.failures += 1;
+      if (stream.failures >= RESUME_ATTEMPTS) {
+        observer.sessionLost('the SSE stream could not be resumed', false);
+      }
+    };
     let response: Response;
     try {
       response = await (base ?? globalThis.fetch)(input, request);
     } catch (error) {
       forget();
+      if (standalone && !init?.signal?.aborted) failedStandalone();
       throw error;
     }
 
-    const isStandaloneStream =
-      method === 'GET' && (headers.get('accept') ?? '').includes('text/event-stream');
-    if (isStandaloneStream) {
+    if (response.status === 404 && headers.has('mcp-session-id')) {
+      observer.sessionLost('the server no longer knows the session', true);
+    } else if (standalone) {
       if (response.status === 405) {
         observer.stream('unsupported');
       } else if (response.ok && response.body) {
-        observer.stream('open');
-        return rewrap(response, () => observer.stream('closed'));
+        stream.failures = 0;
+        stream.openedAt = Date.now();
+        observer.stream('open', lastEventId !== undefined);
+        return rewrap(
+          response,
+          () => {
+            const young = Date.now() - stream.openedAt < options.backoff.maxDelayMs;
+            stream.youngDeaths = young ? stream.youngDeaths + 1 : 0;
+            stream.ended = true;
+            observer.stream('resuming');
+          },
+          (eventId) => {
+            stream.id = eventId;
+          },
+        );
+      } else {
+        failedStandalone();
       }
     }
-    if (response.status === 404 && headers.has('mcp-session-id')) observer.sessionLost();
     if (id === undefined || !response.body) {
       forget();
       return response;
@@ -122,22 +215,39 @@ function parseMessage(body: unknown): Message | undefined {
   }
 }
 
-function rewrap(response: Response, onEnd: () => void): Response {
-  return new Response(watchEnd(response.body as ReadableStream<Uint8Array>, onEnd), {
+function rewrap(response: Response, onEnd: () => void, onEventId?: (id: string) => void): Response {
+  return new Response(watch(response.body as ReadableStream<Uint8Array>, onEnd, onEventId), {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
   });
 }
 
-/** The same bytes, plus a call when the stream ends, errors or is cancelled. */
-function watchEnd(body: ReadableStream<Uint8Array>, onEnd: () => void): ReadableStream<Uint8Array> {
+/**
+ * The same bytes, plus a call when the stream ends, errors or is cancelled,
+ * and (when asked) the id of every SSE event that passes.
+ */
+function watch(
+  body: ReadableStream<Uint8Array>,
+  onEnd: () => void,
+  onEventId?: (id: string) => void,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  const decoder = onEventId ? new TextDecoder() : undefined;
+  let partial = '';
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
     onEnd();
+  };
+  const scan = (chunk: Uint8Array) => {
+    if (!decoder || !onEventId) return;
+    const lines = (partial + decoder.decode(chunk, { stream: true })).split(/\r\n|\r|\n/);
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith('id:')) onEventId(line.slice(line.startsWith('id: ') ? 4 : 3));
+    }
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -147,6 +257,7 @@ function watchEnd(body: ReadableStream<Uint8Array>, onEnd: () => void): Readable
           controller.close();
           end();
         } else {
+          scan(value);
           controller.enqueue(value);
         }
       } catch (error) {

@@ -17,6 +17,8 @@ export interface McpKeys {
   tools(): QueryKey;
   prompts(): QueryKey;
   list(kind: ListKind): QueryKey;
+  /** The mutation key of tool calls. */
+  callTool(): QueryKey;
   /** The URI of a resource key built by these keys, else undefined. */
   uriOf(key: QueryKey): string | undefined;
   /** The list a key of these keys names, else undefined. */
@@ -52,6 +54,7 @@ export function createMcpKeys(scope?: string): McpKeys {
     tools: () => list('tools'),
     prompts: () => list('prompts'),
     list,
+    callTool: () => [...prefix, 'callTool'],
     uriOf(key) {
       if (key.length !== n + 2 || !hasPrefix(key) || key[n] !== 'resource') return undefined;
       const uri = key[n + 1];

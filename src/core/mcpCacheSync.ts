@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, Root } from '@modelcontextprotocol/client';
 import type { Query, QueryClient, QueryFunctionContext } from '@tanstack/query-core';
 import { defaultBackoff } from './backoff';
 import { CacheBridge } from './cacheBridge';
@@ -8,6 +8,7 @@ import { Connection } from './connection';
 import { Diagnostics } from './diagnostics';
 import { McpQueryError } from './errors';
 import { EventBus, type McpEvent } from './events';
+import { type InteractiveAuth, interactive } from './interactiveAuth';
 import { InterestRegistry } from './interest';
 import { createMcpKeys, type McpKeys } from './keys';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
@@ -24,8 +25,10 @@ import { resourceListQueryOptions, resourceQueryOptions } from './queryOptions';
 import { Reader } from './reader';
 import { Retention } from './retention';
 import { attach, detach, hasRunner, isAttached, routedQueryFn } from './routing';
+import { type PendingElicitation, ServerRequests } from './serverRequests';
 import { Session, type SessionHost } from './session';
 import { type McpState, StateStore } from './state';
+import { type CallToolVariables, callTool } from './tools';
 import { Waiters } from './waiters';
 
 /** Engines started by their owner's lifecycle (a provider's mount), never by a query. */
@@ -57,7 +60,12 @@ export function startOnMount(sync: McpCacheSync): void {
 export class McpCacheSync {
   readonly queryClient: QueryClient;
   readonly keys: McpKeys;
-  readonly #identity: PartitionIdentity;
+  #identity: PartitionIdentity;
+  readonly #authContext: string | undefined;
+  readonly #auth: InteractiveAuth | undefined;
+  #stopAuth: (() => void) | undefined;
+  readonly #serverRequests: ServerRequests;
+  readonly #toolTimeoutMs: number;
   readonly #bus = new EventBus();
   readonly #state: StateStore;
   readonly #diagnostics: Diagnostics;
@@ -88,7 +96,14 @@ export class McpCacheSync {
     const { queryClient } = options;
     this.queryClient = queryClient;
     this.keys = createMcpKeys(options.scope);
-    this.#identity = identityOf(options);
+    this.#authContext = options.authContext;
+    this.#auth = interactive(options.authProvider);
+    this.#identity = identityOf({
+      ...options,
+      authContext: options.authContext ?? this.#auth?.identity(),
+    });
+    this.#serverRequests = new ServerRequests(options);
+    this.#toolTimeoutMs = options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
     const emit = this.#bus.emit;
     const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
     this.#requestTimeoutMs = requestTimeoutMs;
@@ -98,6 +113,7 @@ export class McpCacheSync {
     this.#state = new StateStore({
       client: () => this.#connection.session?.client,
       reconnect: this.reconnect,
+      authorize: this.authorize,
       emit,
     });
     this.#diagnostics = new Diagnostics(
@@ -132,6 +148,11 @@ export class McpCacheSync {
       lost: (session, reason, endSession) => this.#connection.lost(session, reason, endSession),
     };
     this.#connection = new Connection<Session>({
+      label: options.client
+        ? 'the MCP client passed in'
+        : options.transport
+          ? 'the MCP server behind the transport factory'
+          : String(options.url),
       source: options.client
         ? borrowedSource(options.client)
         : ownedSource({
@@ -143,6 +164,10 @@ export class McpCacheSync {
                 },
             clientInfo: options.clientInfo ?? DEFAULTS.clientInfo,
             protocol: options.protocol ?? 'auto',
+            backoff,
+            ...(options.authProvider && { authProvider: options.authProvider }),
+            capabilities: this.#serverRequests.capabilities(),
+            install: (client) => this.#serverRequests.install(client),
           }),
       backoff,
       requestTimeoutMs,
@@ -218,6 +243,7 @@ export class McpCacheSync {
     this.#disposed = true;
     clearTimeout(this.#teardown);
     detach(this.queryClient, this.keys.scope, this.#runner);
+    this.#stopAuth?.();
     this.#startWaiters.releaseAll();
     this.#bridge.dispose();
     this.#interest.dispose();
@@ -228,6 +254,54 @@ export class McpCacheSync {
   /** Drop the connection and streams and establish them again now. */
   reconnect = (): void => {
     if (!this.#disposed) this.#connection.reconnect();
+  };
+
+  /**
+   * Sign in (the `authProvider` from `mcp-react-query/auth` navigates or
+   * opens a popup); the connection resumes by itself once a token arrives.
+   * With any other provider, connect again (after the app signed in).
+   */
+  authorize = (): void => {
+    if (this.#disposed) return;
+    if (this.#auth) void this.#auth.authorize().catch(() => {});
+    else this.reconnect();
+  };
+
+  /**
+   * Call a tool. `isError` results are returned (the tool ran and failed);
+   * transport and protocol failures throw. Waits for the connection like a
+   * read does (bounded by `requestTimeoutMs`).
+   */
+  async callTool(variables: CallToolVariables): Promise<CallToolResult> {
+    if (!startedByOwner.has(this)) this.#start();
+    const session = await this.#connection.whenReady(variables.signal, this.#requestTimeoutMs);
+    try {
+      return await callTool(session.client, variables, this.#toolTimeoutMs);
+    } catch (error) {
+      this.#connection.unauthorizedIf(session, error);
+      throw error;
+    }
+  }
+
+  /** New roots for the server (`roots/list`); a 2025 server is told they changed. */
+  setRoots(roots: Root[]): void {
+    this.#serverRequests.setRoots(roots, this.#connection.session?.client);
+  }
+
+  /** Elicitations waiting for the user, for a UI to render and answer. */
+  getElicitations = (): readonly PendingElicitation[] => this.#serverRequests.pending.get();
+  /**
+   * Listen to the pending elicitations. While anyone listens, elicitations
+   * wait to be answered; with no listener (and no `onElicitation`) they are
+   * declined at once.
+   */
+  subscribeElicitations = (listener: () => void): (() => void) => {
+    const stopAnswering = this.#serverRequests.answer();
+    const unsubscribe = this.#serverRequests.pending.subscribe(listener);
+    return () => {
+      unsubscribe();
+      stopAnswering();
+    };
   };
 
   // ── public state ─────────────────────────────────────────────────────────
@@ -269,6 +343,7 @@ export class McpCacheSync {
     this.#resetQueries.push(...adoptPartition(this.queryClient, this.keys, this.#identity));
     this.#startWaiters.recheck();
     this.#bridge.start();
+    this.#stopAuth = this.#auth?.subscribe(() => this.#authChanged());
     this.#connection.start();
     // Entries reset when this identity took over, and queries that ran into
     // a not-yet-started connection, load now.
@@ -285,6 +360,25 @@ export class McpCacheSync {
               this.keys.listOf(query.queryKey) !== undefined)),
       })
       .catch(() => {});
+  }
+
+  /**
+   * Tokens changed. Someone else signed in: their private data is not the
+   * previous user's (rule 12). Signed in at all: connect, if waiting for it.
+   */
+  #authChanged(): void {
+    if (this.#disposed || !this.#auth) return;
+    const identity = this.#authContext ?? this.#auth.identity();
+    if (identity !== this.#identity.auth) {
+      this.#identity = { ...this.#identity, auth: identity };
+      const reset = adoptPartition(this.queryClient, this.keys, this.#identity);
+      void this.queryClient
+        .refetchQueries({ type: 'active', predicate: (query) => reset.includes(query) })
+        .catch(() => {});
+    }
+    if (identity !== undefined && this.#connection.state.phase === 'unauthorized') {
+      this.#connection.reconnect();
+    }
   }
 
   async #run(context: QueryFunctionContext): Promise<unknown> {

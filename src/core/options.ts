@@ -1,8 +1,14 @@
-import type { Client, Implementation, Transport } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  Implementation,
+  OAuthClientProvider,
+  Transport,
+} from '@modelcontextprotocol/client';
 import type { QueryClient } from '@tanstack/query-core';
 import type { ProtocolChoice } from './clientSource';
+import type { ServerRequestOptions } from './serverRequests';
 
-export interface McpCacheSyncOptions {
+export interface McpCacheSyncOptions extends ServerRequestOptions {
   queryClient: QueryClient;
   /** Streamable HTTP endpoint. Exactly one of `url`, `client`, `transport`. */
   url?: string | URL;
@@ -10,6 +16,12 @@ export interface McpCacheSyncOptions {
   client?: Client;
   /** Creates a fresh transport for each (re)connection. */
   transport?: () => Transport;
+  /**
+   * OAuth for `url`: the SDK's `OAuthClientProvider` (for browsers,
+   * `createOAuthProvider` from `mcp-react-query/auth`). The connection is
+   * `unauthorized` until it has a token; `authorize()` starts the sign-in.
+   */
+  authProvider?: OAuthClientProvider;
   /** fetch used with `url` (defaults to the global one). */
   fetch?: typeof fetch;
   clientInfo?: Implementation;
@@ -39,6 +51,8 @@ export interface McpCacheSyncOptions {
    * shows up. Costs one read per quiet resource per period.
    */
   silenceProbeMs?: number;
+  /** Bound on a tool call; progress notifications restart it (ms, default 120 s). */
+  toolTimeoutMs?: number;
 }
 
 export const DEFAULTS = {
@@ -46,4 +60,5 @@ export const DEFAULTS = {
   lingerMs: 1000,
   ackTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  toolTimeoutMs: 120_000,
 };

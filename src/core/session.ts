@@ -88,18 +88,17 @@ export class Session {
 
   /** For the HTTP transport: the 2025 stream and session as the exchanges show them. */
   readonly transportObserver: TransportObserver = {
-    stream: (state) => {
+    stream: (state, resumed) => {
       if (this.#disposed) return;
       this.#legacyStream = state;
-      this.#legacy?.streamChanged(state);
-      // The session may well be alive (a proxy cut the stream): end it, or it
-      // keeps our subscriptions and receives for nobody.
-      if (state === 'closed' && this.#ready) this.#host.lost(this, 'the SSE stream ended', true);
+      this.#legacy?.streamChanged(state, resumed === true);
       this.#waiters.recheck();
     },
-    sessionLost: () => {
+    sessionLost: (reason, forgotten) => {
       if (this.#disposed || !this.#ready) return;
-      this.#host.lost(this, 'the server no longer knows the session', false);
+      // A session the server still has (its stream could not be resumed) is
+      // ended on the server, or it keeps our subscriptions for nobody.
+      this.#host.lost(this, reason, !forgotten);
     },
   };
 

@@ -29,6 +29,8 @@ export interface McpState {
   nextRetryAt: number | undefined;
   /** Drop the connection and streams and establish them again now. */
   reconnect: () => void;
+  /** Sign in (`status: 'unauthorized'`); the connection resumes once a token arrives. */
+  authorize: () => void;
 }
 
 export const INITIAL_CONNECTION: ConnectionSnapshot = {
@@ -58,15 +60,22 @@ export function deriveStatus(connection: ConnectionSnapshot, stream: StreamStatu
 export class StateStore {
   readonly #client: () => Client | undefined;
   readonly #reconnect: () => void;
+  readonly #authorize: () => void;
   readonly #emit: Emit;
   readonly #listeners = new Set<() => void>();
   #connection = INITIAL_CONNECTION;
   #stream = initialStatus('none', Date.now());
   #state: McpState;
 
-  constructor(options: { client: () => Client | undefined; reconnect: () => void; emit: Emit }) {
+  constructor(options: {
+    client: () => Client | undefined;
+    reconnect: () => void;
+    authorize: () => void;
+    emit: Emit;
+  }) {
     this.#client = options.client;
     this.#reconnect = options.reconnect;
+    this.#authorize = options.authorize;
     this.#emit = options.emit;
     this.#state = this.#compute(undefined);
   }
@@ -117,6 +126,7 @@ export class StateStore {
       attempt,
       nextRetryAt,
       reconnect: this.#reconnect,
+      authorize: this.#authorize,
     };
     if (
       previous &&

@@ -97,18 +97,29 @@ export class SubscribeChannel implements ChangeChannel {
     for (const uri of new Set([...target, ...this.#phases.keys()])) this.#step(uri);
   }
 
-  /** The session's SSE stream changed state (reported by the HTTP transport). */
-  streamChanged(state: LegacyStreamState): void {
+  /**
+   * The session's SSE stream changed state (reported by the HTTP transport).
+   * While the SDK resumes it, what was covered stays covered: a resumption
+   * with `Last-Event-ID` replays what was sent meanwhile. One that had to
+   * start afresh lost it, so coverage starts over, and with it the re-read
+   * of everything covered (rule 6).
+   */
+  streamChanged(state: LegacyStreamState, resumed: boolean): void {
     if (this.#disposed || state === this.#stream) return;
-    if (state === 'closed') {
+    const gap = this.#stream === 'resuming' && state === 'open' && !resumed;
+    if (state === 'resuming') {
       this.#status = {
         ...this.#status,
         reopenCount: this.#status.reopenCount + 1,
         lastCloseReason: 'remote',
+        attempt: this.#status.attempt + 1,
       };
+    } else if (state === 'open') {
+      this.#status = { ...this.#status, attempt: 0 };
     }
     this.#stream = state;
     this.#publishStatus();
+    if (gap) this.#report.coverage({ uris: new Set(), lists: new Set() });
     this.#publishCoverage();
   }
 
@@ -139,7 +150,7 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   #delivers(): boolean {
-    return this.#stream === 'open' || this.#stream === 'unknown';
+    return this.#stream === 'open' || this.#stream === 'unknown' || this.#stream === 'resuming';
   }
 
   #step(uri: string): void {
@@ -233,7 +244,7 @@ export class SubscribeChannel implements ChangeChannel {
         ? 'open'
         : this.#stream === 'unsupported'
           ? 'unsupported'
-          : this.#stream === 'closed'
+          : this.#stream === 'resuming'
             ? 'reopening'
             : 'opening';
     const note =

@@ -26,7 +26,16 @@ export function McpProvider({ children, queryClient, ...options }: McpProviderPr
   const client = useQueryClient(queryClient);
   const latest = useRef(options);
   latest.current = options;
-  const { url, client: mcpClient, transport, protocol, scope, authContext } = options;
+  const {
+    url,
+    client: mcpClient,
+    transport,
+    protocol,
+    scope,
+    authContext,
+    authProvider,
+    roots,
+  } = options;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the list is the connection's identity on purpose; other options are read through `latest`
   const sync = useMemo(() => {
     const created = new McpCacheSync({ ...latest.current, queryClient: client });

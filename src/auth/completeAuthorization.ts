@@ -1,0 +1,36 @@
+import { CALLBACK_MESSAGE, type OAuthProvider } from './oauthProvider';
+
+/**
+ * For the page the authorization server returns to (the provider's
+ * `redirectUrl`). In a sign-in popup it hands the result to the window that
+ * opened it and closes; otherwise it finishes the sign-in (state, code and
+ * `iss` checks, token exchange), removes the parameters from the address
+ * bar and resolves with where the user was before signing in, for the app's
+ * router to go back to.
+ */
+export async function completeAuthorization(
+  provider: OAuthProvider,
+  callbackUrl?: string | URL,
+): Promise<{ returnTo: string | undefined; popup: boolean }> {
+  const page = globalThis as unknown as {
+    location?: { href: string; origin: string };
+    opener?: { postMessage(message: unknown, origin: string): void } | null;
+    close?: () => void;
+    history?: { replaceState(data: unknown, unused: string, url: string): void };
+  };
+  const url = String(callbackUrl ?? page.location?.href);
+  if (page.opener && page.location && callbackUrl === undefined) {
+    page.opener.postMessage({ type: CALLBACK_MESSAGE, url }, page.location.origin);
+    page.close?.();
+    return { returnTo: undefined, popup: true };
+  }
+  const { returnTo } = await provider.complete(url);
+  if (page.history && page.location && callbackUrl === undefined) {
+    const clean = new URL(url);
+    for (const name of ['code', 'state', 'iss', 'error', 'error_description']) {
+      clean.searchParams.delete(name);
+    }
+    page.history.replaceState(null, '', clean.href);
+  }
+  return { returnTo, popup: false };
+}

@@ -1,0 +1,339 @@
+import {
+  auth,
+  type OAuthClientInformationContext,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { InteractiveAuth } from '../core/interactiveAuth';
+import { type KeyValueStorage, memoryStorage, StoredJson } from './storage';
+
+export interface OAuthProviderOptions {
+  /** The MCP server, as given to McpProvider's `url`. */
+  serverUrl: string | URL;
+  /** The page the authorization server returns to; it calls `completeAuthorization`. */
+  redirectUrl: string | URL;
+  /** Sent when registering dynamically; `redirect_uris` and grant types are filled in. */
+  clientMetadata?: Partial<OAuthClientMetadata>;
+  /** A client ID metadata document URL (https, with a path): used where the server supports it. */
+  clientMetadataUrl?: string;
+  /** A client registered beforehand (no dynamic registration). */
+  clientInformation?: StoredOAuthClientInformation;
+  /** `redirect` (default) leaves the page; `popup` signs in in a window and stays. */
+  mode?: 'redirect' | 'popup';
+  /** Where credentials live (default: `localStorage` in browsers, memory elsewhere). */
+  storage?: KeyValueStorage;
+  /** Prefix of the storage keys (default: one per server URL). */
+  storageKey?: string;
+  /**
+   * How the user is sent to the authorization page. Default: redirect mode
+   * navigates this window, popup mode opens one. Tests and native shells
+   * replace it.
+   */
+  navigate?: (url: URL) => void | Promise<void>;
+}
+
+/** The parameters the authorization server adds to the redirect URL. */
+export interface AuthorizationResponse {
+  code: string | null;
+  state: string | null;
+  iss: string | null;
+  error: string | null;
+  errorDescription: string | null;
+}
+
+export const CALLBACK_MESSAGE = 'mcp-react-query:oauth-callback';
+
+interface Saved {
+  /** Per authorization server issuer ('' when unknown). */
+  clients: Record<string, StoredOAuthClientInformation>;
+  tokens: Record<string, StoredOAuthTokens>;
+  latestTokens?: StoredOAuthTokens;
+  identity?: string;
+  verifier?: string;
+  state?: string;
+  discovery?: OAuthDiscoveryState;
+  returnTo?: string;
+}
+
+const browserStorage = (): KeyValueStorage | undefined => {
+  try {
+    return (globalThis as { localStorage?: KeyValueStorage }).localStorage;
+  } catch {
+    return undefined;
+  }
+};
+
+const randomState = () => {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+};
+
+/** The `sub` claim of a JWT, unverified: enough to tell two signed-in users apart. */
+function subject(token: string | undefined): string | undefined {
+  const payload = token?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' ? sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An OAuth client for a browser (or anything with a storage and a way to
+ * show a page): PKCE, `state` and `iss` checks, dynamic or pre-registered or
+ * metadata-document clients, credentials per authorization server, refresh
+ * tokens, and scope step-up — the SDK runs the protocol; this keeps what it
+ * must keep across a redirect and tells the connection when tokens change.
+ *
+ * The SDK asks it to redirect when the server answers 401; it only records
+ * where to go, because leaving the page (or opening a popup) needs the
+ * user's gesture: `useMcp().authorize()` (or `authorize()` here) does that.
+ */
+export class OAuthProvider implements OAuthClientProvider, InteractiveAuth {
+  readonly #options: OAuthProviderOptions;
+  readonly #saved: StoredJson<Saved>;
+  readonly #listeners = new Set<() => void>();
+  #pending: URL | undefined;
+  #signingIn = false;
+  readonly clientMetadataUrl?: string;
+
+  constructor(options: OAuthProviderOptions) {
+    this.#options = options;
+    const storage = options.storage ?? browserStorage() ?? memoryStorage();
+    const key =
+      options.storageKey ??
+      `mcp-oauth:${new URL(String(options.serverUrl), 'http://localhost').href}`;
+    this.#saved = new StoredJson<Saved>(storage, key, { clients: {}, tokens: {} }, () =>
+      this.#notify(),
+    );
+    if (options.clientMetadataUrl) this.clientMetadataUrl = options.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return String(this.#options.redirectUrl);
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'mcp-react-query',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...this.#options.clientMetadata,
+      redirect_uris: [this.redirectUrl],
+    } as OAuthClientMetadata;
+  }
+
+  // ── what the SDK stores and reads ─────────────────────────────────────────
+
+  state(): string {
+    const state = randomState();
+    this.#saved.update((saved) => ({ ...saved, state }));
+    return state;
+  }
+
+  clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
+    return this.#options.clientInformation ?? this.#saved.get().clients[ctx?.issuer ?? ''];
+  }
+
+  saveClientInformation(info: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext) {
+    this.#saved.update((saved) => ({
+      ...saved,
+      clients: { ...saved.clients, [ctx?.issuer ?? '']: info },
+    }));
+  }
+
+  tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
+    const saved = this.#saved.get();
+    return ctx === undefined ? saved.latestTokens : saved.tokens[ctx.issuer];
+  }
+
+  saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
+    this.#saved.update((saved) => {
+      // A refresh keeps who is signed in; a new sign-in names them (the
+      // token's subject when it has one) so private data never crosses users.
+      const identity = this.#signingIn
+        ? (subject((tokens as { id_token?: string }).id_token) ??
+          subject(tokens.access_token) ??
+          randomState())
+        : (saved.identity ?? subject(tokens.access_token) ?? randomState());
+      return {
+        ...saved,
+        tokens: { ...saved.tokens, [ctx?.issuer ?? '']: tokens },
+        latestTokens: tokens,
+        identity,
+      };
+    });
+    this.#pending = undefined;
+    this.#notify();
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.#pending = url;
+    this.#notify();
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#saved.update((saved) => ({ ...saved, verifier }));
+  }
+
+  codeVerifier(): string {
+    const { verifier } = this.#saved.get();
+    if (!verifier) throw new Error('no PKCE code verifier saved: start the sign-in again');
+    return verifier;
+  }
+
+  saveDiscoveryState(discovery: OAuthDiscoveryState): void {
+    this.#saved.update((saved) => ({ ...saved, discovery }));
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#saved.get().discovery;
+  }
+
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    this.#saved.update((saved) => {
+      const next = { ...saved };
+      if (scope === 'all' || scope === 'tokens') {
+        next.tokens = {};
+        next.latestTokens = undefined;
+      }
+      if (scope === 'all' || scope === 'client') next.clients = {};
+      if (scope === 'all' || scope === 'verifier') next.verifier = undefined;
+      if (scope === 'all' || scope === 'discovery') next.discovery = undefined;
+      if (scope === 'all') next.identity = undefined;
+      return next;
+    });
+    this.#notify();
+  }
+
+  // ── what the connection drives ────────────────────────────────────────────
+
+  identity(): string | undefined {
+    const saved = this.#saved.get();
+    return saved.latestTokens ? saved.identity : undefined;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** Where the user must go to sign in, once the server asked for it. */
+  get pendingAuthorization(): URL | undefined {
+    return this.#pending;
+  }
+
+  /**
+   * Send the user to sign in. Redirect mode leaves the page (the callback
+   * page finishes); popup mode resolves once the popup has reported back
+   * and the tokens are stored.
+   */
+  async authorize(): Promise<void> {
+    if (!this.#pending) {
+      // Nothing asked yet (the app signs in up front): discover and ask now.
+      if ((await auth(this, { serverUrl: String(this.#options.serverUrl) })) === 'AUTHORIZED') {
+        this.#notify();
+        return;
+      }
+    }
+    const url = this.#pending;
+    if (!url) return;
+    if (this.#options.navigate) {
+      await this.#options.navigate(url);
+      return;
+    }
+    const page = globalThis as unknown as {
+      location: { href: string; assign(url: string): void };
+      open(url: string, target: string, features: string): unknown;
+      addEventListener(type: 'message', fn: (event: MessageEvent) => void): void;
+      removeEventListener(type: 'message', fn: (event: MessageEvent) => void): void;
+    };
+    if (this.#options.mode !== 'popup') {
+      this.#saved.update((saved) => ({ ...saved, returnTo: page.location.href }));
+      page.location.assign(url.href);
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (event: MessageEvent) => {
+        const data = event.data as { type?: unknown; url?: unknown } | null;
+        if (data?.type !== CALLBACK_MESSAGE || typeof data.url !== 'string') return;
+        page.removeEventListener('message', onMessage);
+        this.complete(data.url).then(() => resolve(), reject);
+      };
+      page.addEventListener('message', onMessage);
+      if (!page.open(url.href, 'mcp-oauth', 'popup,width=520,height=720')) {
+        page.removeEventListener('message', onMessage);
+        reject(new Error('the sign-in popup was blocked: call authorize() from a click'));
+      }
+    });
+  }
+
+  /**
+   * Finish a sign-in from the URL the authorization server returned to:
+   * check `state` (the SDK does not), exchange the code (the SDK checks `iss`
+   * and PKCE), store the tokens. Returns where the user was before leaving.
+   */
+  async complete(callbackUrl: string | URL): Promise<{ returnTo: string | undefined }> {
+    const response = readAuthorizationResponse(callbackUrl);
+    const saved = this.#saved.get();
+    if (response.error) {
+      throw new Error(
+        `sign-in failed: ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ''}`,
+      );
+    }
+    if (!response.code) throw new Error('the callback URL carries no authorization code');
+    if (!saved.state || response.state !== saved.state) {
+      throw new Error('the callback does not belong to a sign-in started here (state mismatch)');
+    }
+    this.#signingIn = true;
+    try {
+      await auth(this, {
+        serverUrl: String(this.#options.serverUrl),
+        authorizationCode: response.code,
+        ...(response.iss !== null && { iss: response.iss }),
+      });
+    } finally {
+      this.#signingIn = false;
+    }
+    this.#saved.update((next) => ({ ...next, state: undefined, returnTo: undefined }));
+    this.#notify();
+    return { returnTo: saved.returnTo };
+  }
+
+  /** Forget this user: tokens go, and with them (in the cache) their private data. */
+  signOut(): void {
+    this.invalidateCredentials('tokens');
+    this.#saved.update((saved) => ({ ...saved, identity: undefined }));
+    this.#notify();
+  }
+
+  #notify(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
+
+export function readAuthorizationResponse(callbackUrl: string | URL): AuthorizationResponse {
+  const params = new URL(String(callbackUrl)).searchParams;
+  return {
+    code: params.get('code'),
+    state: params.get('state'),
+    iss: params.get('iss'),
+    error: params.get('error'),
+    errorDescription: params.get('error_description'),
+  };
+}
+
+/** An OAuth provider for McpProvider's `authProvider` (see `OAuthProvider`). */
+export function createOAuthProvider(options: OAuthProviderOptions): OAuthProvider {
+  return new OAuthProvider(options);
+}

@@ -39,6 +39,11 @@ export interface EndpointOptions {
   pageSize?: number;
   /** Server name in serverInfo; defaults to the kind. */
   name?: string;
+  /**
+   * legacy-v2 only: keep every SSE event in an event store, so a client resuming with
+   * `Last-Event-ID` gets what it missed (a resumable 2025 server).
+   */
+  eventStore?: boolean;
   /** Errors the SDK reports out of band (rejected requests, failed sends). Silent by default. */
   onError?: (error: Error) => void;
 }

@@ -1,0 +1,363 @@
+import type { ServerCapabilities } from '@modelcontextprotocol/client';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ChannelReport, Coverage } from '../../src/core/channel';
+import type { StreamStatus } from '../../src/core/events';
+import type { LegacyStreamState } from '../../src/core/httpTransport';
+import type { Desire } from '../../src/core/interest';
+import type { NotifiedList } from '../../src/core/lists';
+import { Retention } from '../../src/core/retention';
+import { SubscribeChannel } from '../../src/core/subscribeChannel';
+import { type Deferred, deferred } from '../support/deferred';
+
+const BACKOFF = { initialDelayMs: 1000, maxDelayMs: 8000 };
+const REQUEST_TIMEOUT_MS = 4000;
+const RELEASE_AFTER_MS = 60_000;
+const FULL: ServerCapabilities = {
+  resources: { subscribe: true, listChanged: true },
+  tools: { listChanged: true },
+};
+
+interface Request {
+  method: 'subscribe' | 'unsubscribe';
+  uri: string;
+  timeout: number | undefined;
+  answer: Deferred<object>;
+  settled: boolean;
+}
+
+const flush = () => vi.advanceTimersByTimeAsync(0);
+
+/** An error the server answered with (a JSON-RPC code), or one with no answer behind it. */
+const refusal = (message: string, code = -32602) => Object.assign(new Error(message), { code });
+
+function setup(
+  options: {
+    capabilities?: ServerCapabilities | undefined;
+    stream?: LegacyStreamState;
+    history?: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
+  } = {},
+) {
+  const capabilities = 'capabilities' in options ? options.capabilities : FULL;
+  const requests: Request[] = [];
+  const request = (method: Request['method']) =>
+    vi.fn((params: { uri: string }, opts?: { timeout?: number }) => {
+      const answer = deferred<object>();
+      requests.push({ method, uri: params.uri, timeout: opts?.timeout, answer, settled: false });
+      return answer.promise;
+    });
+  const client = {
+    subscribeResource: request('subscribe'),
+    unsubscribeResource: request('unsubscribe'),
+  };
+  const coverages: Coverage[] = [];
+  let declined: ReadonlyMap<string, string> = new Map();
+  const statuses: StreamStatus[] = [];
+  const report: ChannelReport = {
+    coverage: (next) => coverages.push(next),
+    declined: (next) => {
+      declined = next;
+    },
+    status: (next) => statuses.push(next),
+  };
+  const channel = new SubscribeChannel(client as never, report, {
+    capabilities,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    backoff: BACKOFF,
+    retention: new Retention(),
+    releaseAfterMs: RELEASE_AFTER_MS,
+    history: options.history ?? { reopenCount: 0, lastCloseReason: undefined },
+    stream: options.stream ?? 'open',
+  });
+  const pending = (method: Request['method'], uri: string) => {
+    const found = requests.find((r) => r.method === method && r.uri === uri && !r.settled);
+    if (!found) throw new Error(`no ${method} of ${uri}`);
+    return found;
+  };
+  const answer = async (method: Request['method'], uri: string, error?: unknown) => {
+    const found = pending(method, uri);
+    found.settled = true;
+    if (error === undefined) found.answer.resolve({});
+    else found.answer.reject(error);
+    await flush();
+  };
+  return {
+    channel,
+    client,
+    requests,
+    count: (method: Request['method'], uri?: string) =>
+      requests.filter((r) => r.method === method && (uri === undefined || r.uri === uri)).length,
+    answer,
+    covered: () => [...(coverages.at(-1)?.uris ?? [])].sort(),
+    listsCovered: () => [...(coverages.at(-1)?.lists ?? [])].sort(),
+    coverages,
+    declined: () => declined,
+    status: () => statuses.at(-1) as StreamStatus,
+    statuses,
+  };
+}
+
+function desire(
+  held: readonly string[],
+  { lingering = [], lists = ['resources'] }: { lingering?: string[]; lists?: NotifiedList[] } = {},
+): Desire {
+  return {
+    uris: [...new Set([...held, ...lingering])].sort(),
+    held: new Set(held),
+    lists: new Set(lists),
+  };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('SubscribeChannel', () => {
+  it('subscribes each wanted URI once, with the request timeout, and covers it once subscribed', async () => {
+    const t = setup();
+    t.channel.update(desire(['a://1', 'b://2']));
+    t.channel.update(desire(['a://1', 'b://2']));
+    expect(t.count('subscribe', 'a://1')).toBe(1);
+    expect(t.count('subscribe', 'b://2')).toBe(1);
+    expect(t.requests[0]?.timeout).toBe(REQUEST_TIMEOUT_MS);
+    expect(t.covered()).toEqual([]);
+    expect(t.channel.mayCover('a://1')).toBe(true);
+
+    await t.answer('subscribe', 'a://1');
+    expect(t.covered()).toEqual(['a://1']);
+    await t.answer('subscribe', 'b://2');
+    expect(t.covered()).toEqual(['a://1', 'b://2']);
+    t.channel.update(desire(['a://1', 'b://2']));
+    expect(t.count('subscribe')).toBe(2);
+  });
+
+  it('a URI released while its subscribe is in flight is unsubscribed only after the subscribe settles', async () => {
+    const t = setup();
+    t.channel.update(desire(['a://1']));
+    t.channel.update(desire([]));
+    await vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS); // idle settle: a://1 is no longer kept
+    expect(t.count('unsubscribe')).toBe(0);
+
+    await t.answer('subscribe', 'a://1');
+    expect(t.count('unsubscribe', 'a://1')).toBe(1);
+    expect(t.covered()).toEqual([]);
+
+    // Wanted again while the unsubscribe is in flight: subscribed again after it settles.
+    t.channel.update(desire(['a://1']));
+    expect(t.count('subscribe', 'a://1')).toBe(1);
+    await t.answer('unsubscribe', 'a://1');
+    expect(t.count('subscribe', 'a://1')).toBe(2);
+    await t.answer('subscribe', 'a://1');
+    expect(t.covered()).toEqual(['a://1']);
+  });
+
+  it('a refusal (an error with a numeric code) declines the URI and is not retried', async () => {
+    const t = setup();
+    t.channel.update(desire(['a://1']));
+    await t.answer('subscribe', 'a://1', refusal('Resource not found'));
+    expect(t.declined().get('a://1')).toBe('the server refused: Resource not found');
+    expect(t.channel.mayCover('a://1')).toBe(false);
+    expect(t.covered()).toEqual([]);
+
+    t.channel.update(desire(['a://1']));
+    await vi.advanceTimersByTimeAsync(10 * BACKOFF.maxDelayMs);
+    expect(t.count('subscribe', 'a://1')).toBe(1);
+
+    // Let go and wanted again later: asking again is fair.
+    t.channel.update(desire([]));
+    expect(t.declined().has('a://1')).toBe(false);
+    t.channel.update(desire(['a://1']));
+    expect(t.count('subscribe', 'a://1')).toBe(2);
+  });
+
+  it('a failure with no code declines the URI as retrying, and retries it with backoff until it succeeds', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1); // the channel takes no random source
+    const t = setup();
+    t.channel.update(desire(['a://1']));
+    await t.answer('subscribe', 'a://1', new Error('Request timed out'));
+    expect(t.declined().get('a://1')).toBe('subscribe failed: Request timed out; retrying');
+    expect(t.channel.mayCover('a://1')).toBe(false);
+
+    await vi.advanceTimersByTimeAsync(BACKOFF.initialDelayMs - 1);
+    expect(t.count('subscribe', 'a://1')).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.count('subscribe', 'a://1')).toBe(2);
+    expect(t.declined().has('a://1')).toBe(false);
+
+    await t.answer('subscribe', 'a://1', new Error('fetch failed'));
+    await vi.advanceTimersByTimeAsync(2 * BACKOFF.initialDelayMs - 1);
+    expect(t.count('subscribe', 'a://1')).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.count('subscribe', 'a://1')).toBe(3);
+
+    await t.answer('subscribe', 'a://1');
+    expect(t.declined().size).toBe(0);
+    expect(t.covered()).toEqual(['a://1']);
+  });
+
+  it('a URI let go while its retry waits is not retried', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    const t = setup();
+    t.channel.update(desire(['a://1']));
+    await t.answer('subscribe', 'a://1', new Error('Request timed out'));
+    t.channel.update(desire([]));
+    await vi.advanceTimersByTimeAsync(10 * BACKOFF.maxDelayMs);
+    expect(t.count('subscribe', 'a://1')).toBe(1);
+    expect(t.declined().size).toBe(0);
+  });
+
+  it('covers only while the SSE stream delivers: not while it is opening', async () => {
+    const t = setup({ stream: 'opening' });
+    expect(t.status().state).toBe('opening');
+    t.channel.update(desire(['a://1'], { lists: ['resources', 'tools'] }));
+    await t.answer('subscribe', 'a://1');
+    expect(t.covered()).toEqual([]);
+    expect(t.listsCovered()).toEqual([]);
+    // A read may still wait for it: the coverage can come.
+    expect(t.channel.mayCover('a://1')).toBe(true);
+
+    t.channel.streamChanged('open', false);
+    expect(t.status().state).toBe('open');
+    expect(t.covered()).toEqual(['a://1']);
+    expect(t.listsCovered()).toEqual(['resources', 'tools']);
+  });
+
+  it("a custom transport's stream (unknown) is assumed open, with a note saying so", async () => {
+    const t = setup({ stream: 'unknown' });
+    expect(t.status()).toMatchObject({ state: 'open' });
+    expect(t.status().note).toContain('custom transport');
+    t.channel.update(desire(['a://1']));
+    await t.answer('subscribe', 'a://1');
+    expect(t.covered()).toEqual(['a://1']);
+  });
+
+  it('a resumed stream keeps coverage; one that had to start afresh re-covers (a gap, for the re-read)', async () => {
+    const t = setup({ history: { reopenCount: 2, lastCloseReason: 'graceful' } });
+    t.channel.update(desire(['a://1']));
+    await t.answer('subscribe', 'a://1');
+    expect(t.status()).toMatchObject({ state: 'open', reopenCount: 2 });
+
+    t.channel.streamChanged('resuming', false);
+    expect(t.status()).toMatchObject({
+      state: 'reopening',
+      reopenCount: 3,
+      lastCloseReason: 'remote',
+      attempt: 1,
+    });
+    expect(t.covered()).toEqual(['a://1']);
+
+    let reports = t.coverages.length;
+    t.channel.streamChanged('open', true); // Last-Event-ID replayed what was missed
+    expect(t.status()).toMatchObject({ state: 'open', attempt: 0 });
+    expect(t.coverages.slice(reports).every((c) => c.uris.has('a://1'))).toBe(true);
+
+    t.channel.streamChanged('resuming', false);
+    reports = t.coverages.length;
+    t.channel.streamChanged('open', false); // started afresh: whatever was sent meanwhile is lost
+    const after = t.coverages.slice(reports).map((c) => [...c.uris]);
+    expect(after).toEqual([[], ['a://1']]);
+    expect(t.status().reopenCount).toBe(4);
+  });
+
+  it('an unsupported stream (GET 405) makes the channel unsupported: nothing covered, nothing may be', async () => {
+    const t = setup();
+    t.channel.update(desire(['a://1'], { lists: ['resources', 'tools'] }));
+    await t.answer('subscribe', 'a://1');
+    expect(t.covered()).toEqual(['a://1']);
+
+    t.channel.streamChanged('unsupported', false);
+    expect(t.status().state).toBe('unsupported');
+    expect(t.status().note).toContain('405');
+    expect(t.covered()).toEqual([]);
+    expect(t.listsCovered()).toEqual([]);
+    expect(t.channel.mayCover('a://1')).toBe(false);
+    expect(t.channel.mayCover('b://2')).toBe(false);
+    expect(t.channel.mayCoverList('resources')).toBe(false);
+  });
+
+  it('without resources.subscribe every wanted URI is declined and nothing is asked; lists are still covered', () => {
+    const t = setup({ capabilities: { resources: { listChanged: true } } });
+    t.channel.update(desire(['a://1'], { lingering: ['b://2'] }));
+    const reason = 'the server did not declare resources.subscribe';
+    expect(t.declined()).toEqual(
+      new Map([
+        ['a://1', reason],
+        ['b://2', reason],
+      ]),
+    );
+    expect(t.requests).toHaveLength(0);
+    expect(t.channel.mayCover('a://1')).toBe(false);
+    expect(t.listsCovered()).toEqual(['resources']);
+    expect(t.channel.mayCoverList('resources')).toBe(true);
+    expect(t.channel.mayCoverList('tools')).toBe(false);
+  });
+
+  describe('retention', () => {
+    it('a released URI within the budget stays subscribed (and covered) until things are quiet', async () => {
+      const t = setup();
+      t.channel.update(desire(['a://1', 'b://2']));
+      await t.answer('subscribe', 'a://1');
+      await t.answer('subscribe', 'b://2');
+
+      t.channel.update(desire(['a://1'], { lingering: ['b://2'] }));
+      t.channel.update(desire(['a://1']));
+      await vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS - 1);
+      expect(t.count('unsubscribe')).toBe(0);
+      expect(t.covered()).toEqual(['a://1', 'b://2']);
+
+      await vi.advanceTimersByTimeAsync(1);
+      expect(t.count('unsubscribe', 'b://2')).toBe(1);
+      expect(t.count('unsubscribe', 'a://1')).toBe(0);
+      expect(t.covered()).toEqual(['a://1']);
+    });
+
+    it('an update restarts the quiet period', async () => {
+      const t = setup();
+      t.channel.update(desire(['a://1', 'b://2']));
+      await t.answer('subscribe', 'a://1');
+      await t.answer('subscribe', 'b://2');
+      t.channel.update(desire(['a://1']));
+      await vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS - 10);
+      t.channel.update(desire(['a://1', 'c://3']));
+      await vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS - 1);
+      expect(t.count('unsubscribe')).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(t.count('unsubscribe', 'b://2')).toBe(1);
+    });
+
+    it('released URIs over the budget are unsubscribed at once, the earliest released first', async () => {
+      const t = setup();
+      const all = Array.from({ length: 70 }, (_, i) => `r://${String(i).padStart(2, '0')}`);
+      t.channel.update(desire(all));
+      for (const uri of all) await t.answer('subscribe', uri);
+      t.channel.update(desire([]));
+      // 70 released, 2 × 32 kept.
+      const gone = t.requests.filter((r) => r.method === 'unsubscribe').map((r) => r.uri);
+      expect(gone).toEqual(all.slice(0, 6));
+    });
+  });
+
+  it('dispose stops retries and the quiet timer, and late answers report nothing', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    const t = setup();
+    t.channel.update(desire(['a://1', 'b://2', 'c://3']));
+    await t.answer('subscribe', 'a://1', new Error('Request timed out')); // retry pending
+    await t.answer('subscribe', 'b://2');
+    t.channel.update(desire(['a://1', 'c://3'])); // b://2 released: quiet timer running
+    const reports = t.coverages.length;
+    await t.channel.dispose();
+    await t.answer('subscribe', 'c://3');
+    await vi.advanceTimersByTimeAsync(10 * RELEASE_AFTER_MS);
+    expect(t.count('subscribe')).toBe(3);
+    expect(t.count('unsubscribe')).toBe(0);
+    expect(t.coverages.length).toBe(reports);
+    expect(t.channel.mayCover('c://3')).toBe(false);
+    expect(t.channel.mayCoverList('resources')).toBe(false);
+    t.channel.update(desire(['d://4']));
+    expect(t.count('subscribe')).toBe(3);
+  });
+});

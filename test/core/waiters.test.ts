@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Waiters } from '../../src/core/waiters';
+import { track } from '../support/deferred';
+
+const flush = () => vi.advanceTimersByTimeAsync(0);
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('Waiters', () => {
+  it('a waiter settles on the first recheck that finds its condition true, not before', async () => {
+    const waiters = new Waiters();
+    let ready = false;
+    const wait = track(waiters.wait(() => ready, { timeoutMs: 10_000 }));
+    ready = true; // not noticed until the owner says something changed
+    await flush();
+    expect(wait.state).toBe('pending');
+    waiters.recheck();
+    await flush();
+    expect(wait.state).toBe('resolved');
+  });
+
+  it('a recheck settles only the waiters whose condition holds', async () => {
+    const waiters = new Waiters();
+    const flags = { a: false, b: false };
+    const a = track(waiters.wait(() => flags.a, { timeoutMs: 10_000 }));
+    const b = track(waiters.wait(() => flags.b, { timeoutMs: 10_000 }));
+    flags.a = true;
+    waiters.recheck();
+    await flush();
+    expect([a.state, b.state]).toEqual(['resolved', 'pending']);
+  });
+
+  it('the timeout settles it (never rejects)', async () => {
+    const waiters = new Waiters();
+    const wait = track(waiters.wait(() => false, { timeoutMs: 500 }));
+    await vi.advanceTimersByTimeAsync(499);
+    expect(wait.state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(wait.state).toBe('resolved');
+  });
+
+  it('an abort settles it, and an already aborted signal settles it at once', async () => {
+    const waiters = new Waiters();
+    const controller = new AbortController();
+    const wait = track(waiters.wait(() => false, { timeoutMs: 10_000, signal: controller.signal }));
+    await flush();
+    expect(wait.state).toBe('pending');
+    controller.abort();
+    await flush();
+    expect(wait.state).toBe('resolved');
+
+    const early = track(
+      waiters.wait(() => false, { timeoutMs: 10_000, signal: controller.signal }),
+    );
+    await flush();
+    expect(early.state).toBe('resolved');
+  });
+
+  it('releaseAll settles every waiter; a settled waiter is checked no more', async () => {
+    const waiters = new Waiters();
+    const condition = vi.fn(() => false);
+    const waits = [1, 2, 3].map(() => track(waiters.wait(condition, { timeoutMs: 10_000 })));
+    waiters.releaseAll();
+    await flush();
+    expect(waits.map((w) => w.state)).toEqual(['resolved', 'resolved', 'resolved']);
+    condition.mockClear();
+    waiters.recheck();
+    expect(condition).not.toHaveBeenCalled();
+    // Its timer is gone too.
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

@@ -34,6 +34,10 @@ export default defineConfig({
         /^node:/,
       ],
       output: {
+        // One file per source module: a consumer's bundler then drops, module by module,
+        // whatever the app does not use (sideEffects: false), diagnostics included.
+        preserveModules: true,
+        preserveModulesRoot: 'src',
         // A directive in the sources would be dropped by the bundler (it is module-level, and
         // modules get merged), so it is added to the built entry files instead. Checked after
         // every build by scripts/check-package.mjs.

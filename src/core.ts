@@ -28,6 +28,7 @@ export type {
 export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
 export type { ListKind, NotifiedList } from './core/lists';
 export { McpCacheSync } from './core/mcpCacheSync';
+export { mcpDiagnostics } from './core/mcpDiagnostics';
 export type { McpCacheSyncOptions } from './core/options';
 export {
   type McpQueryOptions,

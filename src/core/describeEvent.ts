@@ -76,8 +76,6 @@ export function describeEvent(event: McpEvent): {
         detail: event.error ? `${event.uri} — ${event.error}` : event.uri,
         tone: event.phase === 'error' ? 'error' : event.phase === 'success' ? 'ok' : 'info',
       };
-    case 'silent':
-      return { label: 'silent change', detail: event.uri, tone: 'warn' };
     case 'list':
       return {
         label: `${event.list} list ${event.phase}`,

@@ -6,7 +6,7 @@ import {
   type ResourceDiagnostics,
   type UnmatchedNotification,
 } from './checks';
-import type { ConnectionSnapshot, McpEvent, StreamStatus } from './events';
+import type { ConnectionSnapshot, McpEvent, McpEventOf, StreamStatus } from './events';
 import type { NotifiedList } from './lists';
 import { deriveStatus, INITIAL_CONNECTION } from './state';
 
@@ -14,9 +14,28 @@ import { deriveStatus, INITIAL_CONNECTION } from './state';
 const MAX_URI_SHOWN = 512;
 /** Distinct unmatched URIs remembered (the oldest is forgotten first). */
 const MAX_UNMATCHED = 50;
+/**
+ * How long a change found by a read may still be announced before it counts
+ * as silent: a notification can be slower than a read (a busy bus, events
+ * queued during a Redis blip).
+ */
+const SILENCE_GRACE_MS = 2000;
+
+/** Where a read started: the coverage epoch and the notifications seen by then. */
+interface Marker {
+  epoch: number;
+  notifications: number;
+}
 
 type Record = Omit<ResourceDiagnostics, 'uri' | 'subscribed' | 'acknowledged' | 'declined'> & {
   loose: string;
+  /** Bumped each time coverage of this URI begins. */
+  epoch: number;
+  /** Where the latest read started, and the one before it. */
+  readStart: Marker | undefined;
+  previousReadStart: Marker | undefined;
+  /** A change found by a read, waiting for a late notification before it counts as silent. */
+  silenceTimer: ReturnType<typeof setTimeout> | undefined;
 };
 
 type Unmatched = Omit<UnmatchedNotification, 'nearest'> & { loose: string };
@@ -39,8 +58,8 @@ export class Diagnostics {
   #listsCovered: ReadonlySet<NotifiedList> = new Set();
   readonly #declined = new Map<string, string>();
   readonly #records = new Map<string, Record>();
-  /** Loose form → a wanted URI with it, for "did you mean" hints. */
-  readonly #loose = new Map<string, string>();
+  /** Loose form → the wanted URIs with it, for "did you mean" hints. */
+  readonly #loose = new Map<string, Set<string>>();
   readonly #unmatched = new Map<string, Unmatched>();
   readonly #counters: McpDiagnostics['counters'] = {
     updated: 0,
@@ -74,7 +93,38 @@ export class Diagnostics {
 
   dispose(): void {
     clearTimeout(this.#timer);
+    for (const record of this.#records.values()) clearTimeout(record.silenceTimer);
     this.#listeners.clear();
+  }
+
+  /**
+   * Whether a read of `uri` that just succeeded should say if it found new
+   * content: only when a change would count as silent — covered throughout
+   * since the previous read started and no notification since — so the
+   * common path (reads that follow a notification) compares nothing.
+   */
+  wantsComparison = (uri: string): boolean => {
+    const record = this.#records.get(uri);
+    const previous = record?.previousReadStart;
+    return (
+      record !== undefined &&
+      previous !== undefined &&
+      record.silenceTimer === undefined &&
+      this.#covered.has(uri) &&
+      previous.epoch === record.epoch &&
+      previous.notifications === record.notifications
+    );
+  };
+
+  /** Wanted, covered URIs with no notification and no read for `quietMs` (the silence probe). */
+  quiet(quietMs: number): string[] {
+    const now = Date.now();
+    const quiet: string[] = [];
+    for (const [uri, record] of this.#records) {
+      const last = Math.max(record.lastNotificationAt ?? 0, record.lastReadAt ?? 0);
+      if (this.#covered.has(uri) && last > 0 && now - last >= quietMs) quiet.push(uri);
+    }
+    return quiet;
   }
 
   apply = (event: McpEvent): void => {
@@ -89,7 +139,11 @@ export class Diagnostics {
         this.#interest(event.uri, event.refs, event.wanted);
         break;
       case 'coverage':
-        for (const uri of event.acknowledged) this.#covered.add(uri);
+        for (const uri of event.acknowledged) {
+          this.#covered.add(uri);
+          const record = this.#records.get(uri);
+          if (record) record.epoch += 1;
+        }
         for (const uri of event.lost) this.#covered.delete(uri);
         this.#listsCovered = new Set(event.lists);
         break;
@@ -112,13 +166,8 @@ export class Diagnostics {
         this.#lastMalformed = { method: event.method, reason: event.reason, at: event.at };
         break;
       case 'read':
-        this.#read(event.uri, event.phase, event.error, event.at);
+        this.#read(event);
         break;
-      case 'silent': {
-        const record = this.#records.get(event.uri);
-        if (record) record.silentChanges += 1;
-        break;
-      }
       default:
         return;
     }
@@ -128,7 +177,10 @@ export class Diagnostics {
   #interest(uri: string, refs: number, wanted: boolean): void {
     const record = this.#records.get(uri);
     if (!wanted) {
-      if (record && this.#loose.get(record.loose) === uri) this.#loose.delete(record.loose);
+      const same = record && this.#loose.get(record.loose);
+      same?.delete(uri);
+      if (record && same?.size === 0) this.#loose.delete(record.loose);
+      clearTimeout(record?.silenceTimer);
       this.#records.delete(uri);
       return;
     }
@@ -137,7 +189,9 @@ export class Diagnostics {
       return;
     }
     const loose = looseForm(uri);
-    if (!this.#loose.has(loose)) this.#loose.set(loose, uri);
+    const same = this.#loose.get(loose) ?? new Set<string>();
+    same.add(uri);
+    this.#loose.set(loose, same);
     this.#records.set(uri, {
       loose,
       refs,
@@ -148,6 +202,10 @@ export class Diagnostics {
       lastError: undefined,
       lastErrorAt: undefined,
       silentChanges: 0,
+      epoch: 0,
+      readStart: undefined,
+      previousReadStart: undefined,
+      silenceTimer: undefined,
     });
   }
 
@@ -176,20 +234,39 @@ export class Diagnostics {
     this.#unmatched.set(key, { uri: key, count: 1, lastAt: at, loose: looseForm(uri) });
   }
 
-  #read(uri: string, phase: 'start' | 'success' | 'error', error: string | undefined, at: number) {
-    if (phase === 'start') return;
+  #read(event: McpEventOf<'read'>): void {
+    const record = this.#records.get(event.uri);
+    if (event.phase === 'start') {
+      if (record) {
+        record.previousReadStart = record.readStart;
+        record.readStart = { epoch: record.epoch, notifications: record.notifications };
+      }
+      return;
+    }
     this.#counters.reads += 1;
-    if (phase === 'error') this.#counters.readErrors += 1;
-    const record = this.#records.get(uri);
+    if (event.phase === 'error') this.#counters.readErrors += 1;
     if (!record) return;
     record.reads += 1;
-    if (phase === 'success') {
-      record.lastReadAt = at;
-      record.lastError = undefined;
-    } else {
-      record.lastError = error;
-      record.lastErrorAt = at;
+    if (event.phase === 'error') {
+      record.lastError = event.error;
+      record.lastErrorAt = event.at;
+      return;
     }
+    record.lastReadAt = event.at;
+    record.lastError = undefined;
+    if (event.changed === true) this.#suspectSilence(event.uri, record);
+  }
+
+  /** New content no notification announced: silent, unless one follows within the grace. */
+  #suspectSilence(uri: string, record: Record): void {
+    const announced = record.notifications;
+    record.silenceTimer = setTimeout(() => {
+      record.silenceTimer = undefined;
+      if (this.#records.get(uri) !== record || record.notifications !== announced) return;
+      record.silentChanges += 1;
+      this.#changed();
+    }, SILENCE_GRACE_MS);
+    (record.silenceTimer as { unref?: () => void }).unref?.();
   }
 
   /** Rebuild lazily; tell listeners at most every `emitEveryMs`. */
@@ -205,18 +282,28 @@ export class Diagnostics {
   #build(): McpDiagnostics {
     const connection = this.#connection;
     const resources: ResourceDiagnostics[] = [...this.#records.keys()].sort().map((uri) => {
-      const { loose: _, ...record } = this.#records.get(uri) as Record;
+      const record = this.#records.get(uri) as Record;
       return {
         uri,
-        ...record,
+        refs: record.refs,
+        notifications: record.notifications,
+        lastNotificationAt: record.lastNotificationAt,
+        reads: record.reads,
+        lastReadAt: record.lastReadAt,
+        lastError: record.lastError,
+        lastErrorAt: record.lastErrorAt,
+        silentChanges: record.silentChanges,
         subscribed: true,
         acknowledged: this.#covered.has(uri),
         declined: this.#declined.get(uri),
       };
     });
     const unmatched = [...this.#unmatched.values()].reverse().map(({ loose, ...entry }) => {
-      const nearest = this.#loose.get(loose);
-      return { ...entry, nearest: nearest === entry.uri ? undefined : nearest };
+      let nearest: string | undefined;
+      for (const candidate of this.#loose.get(loose) ?? []) {
+        if (candidate !== entry.uri) nearest ??= candidate;
+      }
+      return { ...entry, nearest };
     });
     const capabilities = connection.capabilities
       ? {

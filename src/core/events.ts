@@ -67,9 +67,14 @@ export type McpEvent = { at: number } & (
   | { type: 'updated'; uri: string; matched: boolean }
   | { type: 'list_changed'; list: NotifiedList }
   | { type: 'malformed'; method: string; reason: string }
-  | { type: 'read'; phase: 'start' | 'success' | 'error'; uri: string; error?: string }
-  /** A read found new content that no notification announced ("subscribed but silent"). */
-  | { type: 'silent'; uri: string }
+  /** `changed`: the content differs from what was cached (only said when the diagnostics ask). */
+  | {
+      type: 'read';
+      phase: 'start' | 'success' | 'error';
+      uri: string;
+      error?: string;
+      changed?: boolean;
+    }
   | {
       type: 'list';
       list: ListKind;

@@ -1,4 +1,4 @@
-import type { Emit } from './events';
+import type { Emit, McpEventInput } from './events';
 import type { NotifiedList } from './lists';
 
 /** What the provider wants to hear about: the input of the session's channel. */
@@ -126,6 +126,16 @@ export class InterestRegistry {
     const held = new Set<string>();
     for (const [uri, entry] of this.#uris.entries) if (entry.refs > 0) held.add(uri);
     return { uris: [...this.#uris.entries.keys()].sort(), held, lists };
+  }
+
+  /** Every wanted URI and its holders, as events (for a fold that starts late). */
+  facts(): McpEventInput[] {
+    return [...this.#uris.entries].map(([uri, entry]) => ({
+      type: 'interest' as const,
+      uri,
+      refs: entry.refs,
+      wanted: true,
+    }));
   }
 
   dispose(): void {

@@ -178,6 +178,8 @@ export class ListenChannel implements ChangeChannel {
       this.#retire(this.#current);
       this.#current = undefined;
       this.#report.coverage(noCoverage);
+      this.#declined = this.#canSubscribe ? new Map() : this.#uncoverable();
+      this.#report.declined(this.#declined);
       if (this.#status.state !== 'idle') {
         this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
       }
@@ -204,6 +206,9 @@ export class ListenChannel implements ChangeChannel {
 
   #acknowledged(filter: Filter, subscription: McpSubscription): void {
     this.#opening = undefined;
+    // A stream is open again: a retry still pending for an older one would
+    // only hold the next change back.
+    this.#retry.cancel();
     if (this.#disposed) {
       void subscription.close().catch(() => {});
       return;

@@ -2,14 +2,13 @@ import type { CallToolResult, Client, Root } from '@modelcontextprotocol/client'
 import type { Query, QueryClient, QueryFunctionContext } from '@tanstack/query-core';
 import { defaultBackoff } from './backoff';
 import { CacheBridge } from './cacheBridge';
-import type { McpDiagnostics } from './checks';
 import { borrowedSource, ownedSource } from './clientSource';
 import { Connection } from './connection';
-import { Diagnostics } from './diagnostics';
 import { McpQueryError } from './errors';
 import { EventBus, type McpEvent } from './events';
 import { type InteractiveAuth, interactive } from './interactiveAuth';
 import { InterestRegistry } from './interest';
+import { registerInternals } from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 
@@ -68,7 +67,6 @@ export class McpCacheSync {
   readonly #toolTimeoutMs: number;
   readonly #bus = new EventBus();
   readonly #state: StateStore;
-  readonly #diagnostics: Diagnostics;
   readonly #interest: InterestRegistry;
   readonly #bridge: CacheBridge;
   readonly #connection: Connection<Session>;
@@ -80,6 +78,8 @@ export class McpCacheSync {
   readonly #startWaiters = new Waiters();
   readonly #requestTimeoutMs: number;
   #resetQueries: Query[];
+  #compare: ((uri: string) => boolean) | undefined;
+  readonly #onDispose: Array<() => void> = [];
   #holders = 0;
   #teardown: ReturnType<typeof setTimeout> | undefined;
   #started = false;
@@ -116,13 +116,7 @@ export class McpCacheSync {
       authorize: this.authorize,
       emit,
     });
-    this.#diagnostics = new Diagnostics(
-      options.diagnosticsIntervalMs === undefined
-        ? undefined
-        : { emitEveryMs: options.diagnosticsIntervalMs },
-    );
     this.#bus.subscribe(this.#state.apply);
-    this.#bus.subscribe(this.#diagnostics.apply);
 
     this.#interest = new InterestRegistry({
       lingerMs,
@@ -183,7 +177,6 @@ export class McpCacheSync {
             requestTimeoutMs,
             retention,
             releaseAfterMs: 10 * lingerMs,
-            silenceProbeMs: options.silenceProbeMs,
             history: {
               reopenCount: reconnects,
               lastCloseReason: lastLoss === undefined ? undefined : 'remote',
@@ -201,6 +194,7 @@ export class McpCacheSync {
       emit,
       fence: () => this.#fence(),
       requestTimeoutMs,
+      compare: () => this.#compare,
     });
 
     // Serve this scope from now on: the previous server's data, or another
@@ -208,6 +202,23 @@ export class McpCacheSync {
     attach(queryClient, this.keys.scope, this.#runner);
     this.#bridge.registerDefaults(routedQueryFn(this.keys.scope));
     this.#resetQueries = adoptPartition(queryClient, this.keys, this.#identity);
+    registerInternals(this, {
+      bus: this.#bus,
+      facts: () => [
+        { type: 'connection', state: this.#connection.state },
+        ...(this.#connection.session?.facts() ?? []),
+        ...this.#interest.facts(),
+      ],
+      reread: (uri) => this.#bridge.changed(uri),
+      setCompare: (compare) => {
+        this.#compare = compare;
+      },
+      options: {
+        silenceProbeMs: options.silenceProbeMs,
+        diagnosticsIntervalMs: options.diagnosticsIntervalMs,
+      },
+      onDispose: (run) => this.#onDispose.push(run),
+    });
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────
@@ -248,7 +259,7 @@ export class McpCacheSync {
     this.#bridge.dispose();
     this.#interest.dispose();
     await this.#connection.dispose();
-    this.#diagnostics.dispose();
+    for (const run of this.#onDispose.splice(0)) run();
   }
 
   /** Drop the connection and streams and establish them again now. */
@@ -308,9 +319,6 @@ export class McpCacheSync {
 
   getState = (): McpState => this.#state.get();
   subscribeState = (listener: () => void): (() => void) => this.#state.subscribe(listener);
-  getDiagnostics = (): McpDiagnostics => this.#diagnostics.getSnapshot();
-  subscribeDiagnostics = (listener: () => void): (() => void) =>
-    this.#diagnostics.subscribe(listener);
   /** Every notification, read, stream and status change as it happens (logs, devtools). */
   subscribeEvents = (listener: (event: McpEvent) => void): (() => void) =>
     this.#bus.subscribe(listener);

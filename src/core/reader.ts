@@ -22,6 +22,8 @@ export interface ReaderOptions {
   /** Throws when what was read may no longer be written (disposed, superseded, other partition). */
   fence(): void;
   requestTimeoutMs: number;
+  /** Whether a successful read of this URI should say if its content changed (diagnostics). */
+  compare(): ((uri: string) => boolean) | undefined;
 }
 
 /**
@@ -43,7 +45,6 @@ export class Reader {
     const release = this.#holdForFirstLoad(uri, key);
     try {
       const session = await this.#session({ uri }, signal);
-      const previous = session.beginRead(uri);
       bridge.readStarted(key, session.isCovered(uri));
       emit({ type: 'read', phase: 'start', uri });
       try {
@@ -55,11 +56,13 @@ export class Reader {
         );
         checkContents(uri, result);
         this.#options.fence();
-        session.readSucceeded(uri, previous, () => {
+        let changed: boolean | undefined;
+        if (this.#options.compare()?.(uri)) {
           const before = queryClient.getQueryData<ReadResourceResult>(key);
-          return before !== undefined && canonical(before.contents) !== canonical(result.contents);
-        });
-        emit({ type: 'read', phase: 'success', uri });
+          changed =
+            before !== undefined && canonical(before.contents) !== canonical(result.contents);
+        }
+        emit({ type: 'read', phase: 'success', uri, ...(changed !== undefined && { changed }) });
         return result;
       } catch (error) {
         if (!signal.aborted)

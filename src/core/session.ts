@@ -2,13 +2,12 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { BackoffOptions } from './backoff';
 import { type ChangeChannel, type Coverage, initialStatus, noCoverage } from './channel';
 import { installDispatcher, type NotificationSink } from './dispatcher';
-import type { Emit, StreamStatus } from './events';
+import type { Emit, McpEventInput, StreamStatus } from './events';
 import type { LegacyStreamState, TransportObserver } from './httpTransport';
 import type { Desire } from './interest';
 import { ListenChannel } from './listenChannel';
 import type { NotifiedList } from './lists';
 import type { Retention } from './retention';
-import { type ReadMarker, SilenceWatch } from './silenceWatch';
 import { SubscribeChannel } from './subscribeChannel';
 import { Waiters } from './waiters';
 
@@ -20,7 +19,7 @@ export interface SessionHost {
   /** Whether `uri` is held or lingering. */
   wants(uri: string): boolean;
   wantsList(list: NotifiedList): boolean;
-  /** A matched `updated` notification (or a silence probe): re-read `uri`. */
+  /** A matched `updated` notification: re-read `uri`. */
   changed(uri: string): void;
   listChanged(list: NotifiedList): void;
   /** Coverage moved: newly covered data may be stale (rule 4), uncovered data follows its TTL. */
@@ -41,8 +40,6 @@ export interface SessionOptions {
   retention: Retention;
   /** Released URIs still subscribed go once nothing has changed for this long. */
   releaseAfterMs: number;
-  /** Read quiet covered URIs once per this period (off when undefined). */
-  silenceProbeMs: number | undefined;
   /** Reopen count and last close reason of the sessions before this one. */
   history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
   random?: () => number;
@@ -64,7 +61,6 @@ export class Session {
   readonly #host: SessionHost;
   readonly #options: SessionOptions;
   readonly #waiters = new Waiters();
-  readonly #silence: SilenceWatch;
   #coverage: Coverage = noCoverage;
   #declined: ReadonlyMap<string, string> = new Map();
   #channel: ChangeChannel | undefined;
@@ -72,7 +68,6 @@ export class Session {
   #legacy: SubscribeChannel | undefined;
   #legacyStream: LegacyStreamState;
   #status: StreamStatus;
-  #probe: ReturnType<typeof setInterval> | undefined;
   #ready = false;
   #disposed = false;
 
@@ -82,7 +77,6 @@ export class Session {
     this.#options = options;
     this.#legacyStream = observed ? 'opening' : 'unknown';
     this.#status = { ...initialStatus('none', Date.now()), ...options.history };
-    this.#silence = new SilenceWatch(host.emit);
     installDispatcher(client, this.#sink());
   }
 
@@ -131,14 +125,28 @@ export class Session {
         releaseAfterMs: options.releaseAfterMs,
         history: options.history,
         stream: this.#legacyStream,
+        ...(options.random && { random: options.random }),
       });
       this.#channel = this.#legacy;
     }
     this.#channel.update(this.#host.desire());
-    const probeMs = options.silenceProbeMs;
-    if (probeMs !== undefined && probeMs > 0) {
-      this.#probe = setInterval(() => this.#probeSilence(probeMs), probeMs / 2);
-    }
+  }
+
+  /**
+   * The session's present state as events (stream, coverage, declined), for
+   * a fold that starts late (diagnostics attached later, another tab).
+   */
+  facts(): McpEventInput[] {
+    const facts: McpEventInput[] = [];
+    if (this.#ready) facts.push({ type: 'stream', status: this.#status });
+    facts.push({
+      type: 'coverage',
+      acknowledged: [...this.#coverage.uris],
+      lost: [],
+      lists: [...this.#coverage.lists],
+    });
+    if (this.#declined.size > 0) facts.push({ type: 'declined', changes: [...this.#declined] });
+    return facts;
   }
 
   /** What is wanted changed (one flush of the interest registry). */
@@ -170,15 +178,6 @@ export class Session {
     });
   }
 
-  /** A read of `uri` starts: the marker of the read before it, for the silence check. */
-  beginRead(uri: string): ReadMarker | undefined {
-    return this.#silence.beginRead(uri);
-  }
-
-  readSucceeded(uri: string, previous: ReadMarker | undefined, changed: () => boolean): void {
-    this.#silence.readSucceeded(uri, previous, changed);
-  }
-
   /**
    * End this session: its channel stops, waiting reads go ahead, nothing it
    * started reaches the cache any more. `shutdown` is the provider going
@@ -187,8 +186,6 @@ export class Session {
   async dispose(shutdown: boolean): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    clearInterval(this.#probe);
-    this.#silence.dispose();
     this.#waiters.releaseAll();
     const channel = this.#channel;
     this.#channel = undefined;
@@ -230,7 +227,6 @@ export class Session {
         const matched = this.#host.wants(uri) || this.#coverage.uris.has(uri);
         this.#host.emit({ type: 'updated', uri, matched });
         if (!matched) return;
-        this.#silence.notified(uri);
         this.#host.changed(uri);
       },
       listChanged: (list) => {
@@ -259,7 +255,6 @@ export class Session {
     const listsLost = [...previous.lists].filter((list) => !next.lists.has(list));
     if (gained.length + lost.length + listsGained.length + listsLost.length === 0) return;
     this.#coverage = next;
-    this.#silence.covered(gained, lost);
     this.#host.emit({ type: 'coverage', acknowledged: gained, lost, lists: [...next.lists] });
     this.#host.coverageChanged({ gained, lost, listsGained, listsLost });
   }
@@ -294,9 +289,5 @@ export class Session {
     ) {
       this.#host.emit({ type: 'stream', status: next });
     }
-  }
-
-  #probeSilence(probeMs: number): void {
-    for (const uri of this.#silence.quiet(probeMs)) this.#host.changed(uri);
   }
 }

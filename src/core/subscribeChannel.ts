@@ -20,6 +20,7 @@ export interface SubscribeChannelOptions {
   /** Reopen count and last close reason carried over from earlier sessions. */
   history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
   stream: LegacyStreamState;
+  random?: () => number;
 }
 
 type Phase = 'subscribing' | 'subscribed' | 'unsubscribing';
@@ -196,7 +197,7 @@ export class SubscribeChannel implements ChangeChannel {
 
   #scheduleRetry(uri: string): void {
     const retry = this.#retries.get(uri) ?? { attempt: 0 };
-    const delay = backoffDelay(retry.attempt, this.#options.backoff);
+    const delay = backoffDelay(retry.attempt, this.#options.backoff, this.#options.random);
     retry.attempt += 1;
     retry.timer = setTimeout(() => {
       retry.timer = undefined;

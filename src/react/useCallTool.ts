@@ -22,9 +22,11 @@ export type UseCallToolOptions = Omit<
  * call itself failing. `progress` is the latest progress notification of the
  * running call.
  */
-export function useCallTool(
-  options?: UseCallToolOptions,
-): UseMutationResult<CallToolResult, Error, CallToolVariables> & {
+export function useCallTool(options?: UseCallToolOptions): UseMutationResult<
+  CallToolResult,
+  Error,
+  CallToolVariables
+> & {
   progress: Progress | undefined;
 } {
   const { scope, ...mutationOptions } = options ?? {};

@@ -26,6 +26,7 @@ import {
 } from '../../src';
 import { McpContext } from '../../src/react/context';
 import { type ServerKind, type StoredResource, startServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { sleep } from '../support/wait';
 import { chaosSeed, createRng, type Rng } from './prng';
 
@@ -531,7 +532,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     const problems: string[] = [...opErrors.map((e) => `driver op threw: ${e}`)];
     if (!quiet) problems.push(`did not settle within ${SETTLE_TIMEOUT_MS} ms`);
     const state = sync().getState();
-    const diagnostics = sync().getDiagnostics();
+    const diagnostics = diagnosticsOf(sync());
     if (state.status !== 'ready') problems.push(`status is ${state.status}`);
     if (diagnostics.stream.state !== 'open') {
       problems.push(`stream is ${diagnostics.stream.state}`);
@@ -639,8 +640,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     if (exact)
       await waitUntil(() => sameList(server.subscribedUris(), keptUris), 5000).catch(() => {});
     if (exact) expect(server.subscribedUris()).toEqual(keptUris);
-    const held = sync()
-      .getDiagnostics()
+    const held = diagnosticsOf(sync())
       .resources.filter((r) => r.subscribed)
       .map((r) => r.uri)
       .sort();
@@ -653,7 +653,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     unmounted = true;
     await waitUntil(() => closing.getState().status === 'closed', 5000);
     await waitUntil(() => server.openStreams() === 0, 5000);
-    expect(closing.getDiagnostics().stream.state).toBe('closed');
+    expect(diagnosticsOf(closing).stream.state).toBe('closed');
     if (exact) {
       // Ending a 2025 session (DELETE) is asynchronous; the modern stream is simply gone.
       await waitUntil(() => server.subscribedUris().length === 0, 5000).catch(() => {
@@ -736,7 +736,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
         server.subscribedUris(),
         queryClient.isFetching(),
         tap.sync?.getState().status,
-        tap.sync?.getDiagnostics().stream.state,
+        diagnosticsOf(tap.sync)?.stream.state,
         container.innerHTML,
       ]);
     let last = probe();
@@ -749,7 +749,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
         since = Date.now();
         continue;
       }
-      const diagnostics = tap.sync?.getDiagnostics();
+      const diagnostics = diagnosticsOf(tap.sync);
       const healthy =
         tap.sync?.getState().status === 'ready' &&
         diagnostics?.stream.state === 'open' &&

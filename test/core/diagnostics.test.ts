@@ -171,11 +171,8 @@ describe('Diagnostics', () => {
     expect(d.getSnapshot().unmatched[1]?.nearest).toBeUndefined();
   });
 
-  // DEFECT (minor, src/core/diagnostics.ts #interest, the `wanted: false` branch): the
-  // loose-form index holds one wanted URI per loose form. When two wanted URIs share one
-  // (`a://Doc`, `a://doc`) and the indexed one is released, the entry is deleted although the
-  // other is still wanted, so an unmatched `a://DOC` loses its "you subscribed a://doc" hint.
-  it.fails('a near-miss hint survives the release of another wanted URI with the same loose form', () => {
+  // Two wanted URIs can share a loose form; releasing one keeps the other's hint.
+  it('a near-miss hint survives the release of another wanted URI with the same loose form', () => {
     const d = fed(want('a://Doc'), want('a://doc'), unwant('a://Doc'), updated('a://DOC', false));
     expect(d.getSnapshot().unmatched[0]?.nearest).toBe('a://doc');
   });

@@ -5,6 +5,7 @@
  * and waiting for an acknowledgement is always bounded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { diagnosticsOf } from '../support/diagnostics';
 import { text } from '../support/eras';
 import { eventually, settled, sleep } from '../support/wait';
 import {
@@ -53,7 +54,7 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     await h.acknowledged(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
 
-    const diagnostics = h.sync.getDiagnostics();
+    const diagnostics = diagnosticsOf(h.sync);
     for (const uri of ['evil://x', 'other://y']) {
       expect(diagnostics.resources.find((r) => r.uri === uri)?.acknowledged ?? false).toBe(false);
     }
@@ -61,7 +62,7 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
 
     // A notification for a URI the ack smuggled in is still one nobody subscribed.
     h.proxy.inject(updated('evil://x'));
-    await eventually(() => expect(h?.sync.getDiagnostics().counters.unmatched).toBe(1));
+    await eventually(() => expect(diagnosticsOf(h?.sync)?.counters.unmatched).toBe(1));
     await settled(() => h?.server.store.reads());
     expect(h.server.store.reads('evil://x')).toBe(0);
     expect(h.server.store.reads('other://y')).toBe(0);
@@ -88,7 +89,7 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     await eventually(() => expect(h?.resource(URI)?.declined).toBeDefined());
     await eventually(() => expect(view.text()).toBe('v1'));
     expect(h.resource(URI)?.acknowledged).toBe(false);
-    expect(h.sync.getDiagnostics().lists.resources).toBe(false);
+    expect(diagnosticsOf(h.sync).lists.resources).toBe(false);
     expect(h.sync.getState().status).toBe('ready');
     // Not pushed, so not fresh: the data follows its TTL (none here).
     expect(staleNow(view)).toBe(true);
@@ -152,7 +153,7 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
       },
       { stamp: false },
     );
-    await settled(() => h?.sync.getDiagnostics().counters);
+    await settled(() => diagnosticsOf(h?.sync)?.counters);
     expect(h.resource(URI)?.acknowledged).toBe(true);
     expect(h.server.store.reads(URI)).toBe(1);
     expect(h.proxy.stats(LISTEN).requests).toBe(1);
@@ -185,7 +186,7 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     const statuses = new Set<string>();
     while (Date.now() - windowStart < windowMs) {
       const state = h.sync.getState();
-      const stream = h.sync.getDiagnostics().stream;
+      const stream = diagnosticsOf(h.sync).stream;
       statuses.add(`${state.status}/${stream.state}`);
       maxAttempt = Math.max(maxAttempt, state.attempt, stream.attempt);
       maxOpenStreams = Math.max(maxOpenStreams, h.proxy.openStreams());
@@ -204,7 +205,7 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     expect(maxAttempt).toBeGreaterThanOrEqual(2);
     expect(retryScheduled).toBe(true);
     expect(statuses.has('reconnecting/reopening')).toBe(true);
-    expect(h.sync.getDiagnostics().stream.lastError).toMatch(/ack/i);
+    expect(diagnosticsOf(h.sync).stream.lastError).toMatch(/ack/i);
     // Abandoned attempts are closed: no pile of half-open listen streams.
     expect(maxOpenStreams).toBeLessThanOrEqual(1);
     expect(view.text()).toBe('v1');
@@ -338,9 +339,16 @@ describe('subscribe answers from a hostile 2025 server', () => {
         },
       },
     );
+    // The "declined, retrying" state lasts one backoff delay (a few ms): seen through the
+    // event stream, not by polling for it.
+    const reasons: string[] = [];
+    h.sync.subscribeEvents((event) => {
+      if (event.type !== 'declined') return;
+      for (const [, reason] of event.changes) if (reason) reasons.push(reason);
+    });
     const view = h.mount(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await eventually(() => expect(h?.resource(URI)?.declined).toMatch(/subscribe failed/));
+    await eventually(() => expect(reasons.some((reason) => /subscribe failed/.test(reason))).toBe(true));
     // A timeout is not an answer: the server never said no, and it answers now.
     await h.acknowledged(URI, 10_000);
     h.server.setText(URI, 'v2');

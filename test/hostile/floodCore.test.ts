@@ -4,6 +4,7 @@
  * updates ride the session's GET SSE stream instead of a listen stream.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { diagnosticsOf } from '../support/diagnostics';
 import { eventually, settled } from '../support/wait';
 import {
   FLOOD,
@@ -49,7 +50,7 @@ describe('a 2025 server that floods', () => {
       const started = Date.now();
       await flood(hostile.proxy, hostile.server, URI, 'final');
 
-      await eventually(() => expect(hostile.sync.getDiagnostics().counters.updated).toBe(FLOOD), {
+      await eventually(() => expect(diagnosticsOf(hostile.sync).counters.updated).toBe(FLOOD), {
         timeout: FLOOD_TEST_TIMEOUT_MS,
         interval: 50,
       });
@@ -71,7 +72,7 @@ describe('a 2025 server that floods', () => {
       expect(maxInFlight).toBeLessThanOrEqual(2);
       expect(view.result()).toMatchObject({ status: 'success', fetchStatus: 'idle', error: null });
 
-      const diagnostics = hostile.sync.getDiagnostics();
+      const diagnostics = diagnosticsOf(hostile.sync);
       expect(diagnostics.resources.find((r) => r.uri === URI)?.notifications).toBe(FLOOD);
       expect(diagnostics.counters).toMatchObject({ malformed: 0, unmatched: 0 });
       expect(diagnostics.unmatched).toEqual([]);

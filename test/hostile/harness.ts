@@ -5,6 +5,7 @@
  */
 import { QueryClient } from '@tanstack/query-core';
 import { expect } from 'vitest';
+import type { McpDiagnostics } from '../../src/core/checks';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import {
   type JsonRpcMessage,
@@ -15,6 +16,7 @@ import {
   type TamperRules,
   type TestServer,
 } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { eventually } from '../support/wait';
@@ -39,9 +41,7 @@ export interface Hostile {
   mount(uri: string, options?: { retry?: boolean | number }): View;
   /** Resolves once `uri` is covered by the server (acknowledged / subscribed with a live stream). */
   acknowledged(uri: string, timeout?: number): Promise<void>;
-  resource(
-    uri: string,
-  ): ReturnType<McpCacheSync['getDiagnostics']>['resources'][number] | undefined;
+  resource(uri: string): McpDiagnostics['resources'][number] | undefined;
   close(): Promise<void>;
 }
 
@@ -65,7 +65,7 @@ export async function startHostile(
   });
   const unmount = sync.mount();
   const views: Array<() => void> = [];
-  const resource = (uri: string) => sync.getDiagnostics().resources.find((r) => r.uri === uri);
+  const resource = (uri: string) => diagnosticsOf(sync)?.resources.find((r) => r.uri === uri);
   return {
     server,
     proxy,

@@ -4,6 +4,7 @@
  * may crash anything, cause a read, or grow memory; all of it must be visible in diagnostics.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { diagnosticsOf } from '../support/diagnostics';
 import { eventually, settled } from '../support/wait';
 import {
   HOSTILE_KINDS,
@@ -59,10 +60,10 @@ describe.each(HOSTILE_KINDS)('hostile notifications from the $kind server', ({ k
     expect(hostile.proxy.inject([...malformed, updated(hugeUri)])).toBe(1);
 
     await eventually(() =>
-      expect(hostile.sync.getDiagnostics().counters.malformed).toBe(malformed.length),
+      expect(diagnosticsOf(hostile.sync).counters.malformed).toBe(malformed.length),
     );
-    await settled(() => hostile.sync.getDiagnostics().counters);
-    const diagnostics = hostile.sync.getDiagnostics();
+    await settled(() => diagnosticsOf(hostile.sync).counters);
+    const diagnostics = diagnosticsOf(hostile.sync);
     expect(diagnostics.counters.malformed).toBe(malformed.length);
     expect(diagnostics.counters.updated).toBe(0);
     // Delivered in order, so the last malformed one is the 1 MB method, kept only as a prefix.
@@ -94,7 +95,7 @@ describe.each(HOSTILE_KINDS)('hostile notifications from the $kind server', ({ k
       '{"jsonrpc":"2.0","id":987655,"error":{"code":-1,"message":"for nobody"}}',
       '{"jsonrpc":"2.0","id":"x","method":"sampling/createMessage","params":{}}',
     ]);
-    await settled(() => hostile.sync.getDiagnostics().counters);
+    await settled(() => diagnosticsOf(hostile.sync).counters);
     expect(hostile.server.store.reads()).toBe(reads);
     expect(hostile.sync.getState().status).toBe('ready');
 
@@ -114,11 +115,11 @@ describe.each(HOSTILE_KINDS)('hostile notifications from the $kind server', ({ k
       updated('other://x'),
       updated('other://x'),
     ]);
-    await eventually(() => expect(hostile.sync.getDiagnostics().counters.unmatched).toBe(6));
+    await eventually(() => expect(diagnosticsOf(hostile.sync).counters.unmatched).toBe(6));
     await settled(() => hostile.server.store.reads());
     expect(hostile.server.store.reads()).toBe(reads);
 
-    const diagnostics = hostile.sync.getDiagnostics();
+    const diagnostics = diagnosticsOf(hostile.sync);
     const entry = (uri: string) => diagnostics.unmatched.find((u) => u.uri === uri);
     expect(entry('CONFIG://app')).toMatchObject({ count: 2, nearest: URI });
     expect(entry(`${URI}/`)).toMatchObject({ count: 1, nearest: URI });
@@ -134,8 +135,8 @@ describe.each(HOSTILE_KINDS)('hostile notifications from the $kind server', ({ k
     const { hostile, reads } = await ready();
     const uris = Array.from({ length: 500 }, (_, i) => `junk://${i}/${'y'.repeat(2000)}`);
     hostile.proxy.inject(uris.map(updated));
-    await eventually(() => expect(hostile.sync.getDiagnostics().counters.unmatched).toBe(500));
-    const diagnostics = hostile.sync.getDiagnostics();
+    await eventually(() => expect(diagnosticsOf(hostile.sync).counters.unmatched).toBe(500));
+    const diagnostics = diagnosticsOf(hostile.sync);
     expect(diagnostics.unmatched.length).toBeLessThanOrEqual(100);
     // The most recent ones are the ones worth showing.
     expect(diagnostics.unmatched[0]?.uri.startsWith('junk://499/')).toBe(true);

@@ -6,6 +6,7 @@
  * each one re-reads everything it shows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { diagnosticsOf } from '../support/diagnostics';
 import { eventually, sleep } from '../support/wait';
 import { type Hostile, startHostile, URI } from './harness';
 
@@ -30,7 +31,7 @@ async function watch(hostile: Hostile, requestMethod: string) {
   let maxAttempt = 0;
   while (Date.now() - windowStart < WINDOW_MS) {
     const state = hostile.sync.getState();
-    maxAttempt = Math.max(maxAttempt, state.attempt, hostile.sync.getDiagnostics().stream.attempt);
+    maxAttempt = Math.max(maxAttempt, state.attempt, diagnosticsOf(hostile.sync).stream.attempt);
     await sleep(10);
   }
   const requests = hostile.proxy.stats(requestMethod).times.filter((at) => at >= windowStart);
@@ -52,7 +53,7 @@ describe('a 2026-07-28 server that hangs up right after every acknowledgement', 
     expect(reopens).toBeLessThanOrEqual(MAX_REOPENS_IN_WINDOW);
     // The attempt count is not reset by a stream that lived only a moment.
     expect(maxAttempt).toBeGreaterThanOrEqual(3);
-    expect(h.sync.getDiagnostics().stream.reopenCount).toBeGreaterThanOrEqual(reopens - 1);
+    expect(diagnosticsOf(h.sync).stream.reopenCount).toBeGreaterThanOrEqual(reopens - 1);
     expect(h.server.store.reads(URI) - readsBefore).toBeLessThanOrEqual(reopens + 1);
     expect(view.text()).toBe('v1');
   });

@@ -3,6 +3,7 @@ import { QueryClient } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { eventually, settled, sleep } from '../support/wait';
@@ -99,7 +100,7 @@ describe('connection sources and protocol choice', () => {
     const instance = sync({ url: server.url, protocol: 'legacy' });
     await eventually(() => expect(instance.getState().status).toBe('ready'));
     expect(instance.getState().era).toBe('legacy');
-    expect(instance.getDiagnostics().legacy).toBe(true);
+    expect(diagnosticsOf(instance).legacy).toBe(true);
   });
 
   it("protocol '2026-07-28' refuses a legacy server instead of falling back", async () => {
@@ -143,7 +144,7 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
   it('a subscribed, acknowledged resource is fresh until notified', async () => {
     await setUp([text(URI, 'v1')]); // no TTL: without the subscription it would be stale at once
     const view = observeResource(instance, URI);
-    await eventually(() => expect(instance.getDiagnostics().resources[0]?.acknowledged).toBe(true));
+    await eventually(() => expect(diagnosticsOf(instance).resources[0]?.acknowledged).toBe(true));
     await eventually(() => expect(view.text()).toBe('v1'));
     expect(view.result().isStale).toBe(false);
     view.unmount();
@@ -174,7 +175,7 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     await setUp([text(URI, 'v1')]);
     const view = observeResource(instance, URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await eventually(() => expect(instance.getDiagnostics().resources[0]?.acknowledged).toBe(true));
+    await eventually(() => expect(diagnosticsOf(instance).resources[0]?.acknowledged).toBe(true));
     // Nobody observes it any more, but the subscription is kept (lingering, then retained).
     view.unmount();
     await settled(() => server.store.reads());
@@ -194,7 +195,7 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     const config = observeResource(instance, URI);
     const note = observeResource(instance, 'note://1');
     await eventually(() => expect(note.text()).toBe('n'));
-    await eventually(() => expect(instance.getDiagnostics().listAcknowledged).toBe(true));
+    await eventually(() => expect(diagnosticsOf(instance).listAcknowledged).toBe(true));
     await settled(() => server.store.reads());
     const configReads = server.store.reads(URI);
     server.removeResource('note://1');

@@ -133,7 +133,9 @@ describe('a server that is down is retried with backoff, and reads do not wait f
     expect(sync.getState().error?.message).toContain(`${url} is unreachable`);
     const view = observeResource(sync, URI);
     cleanups.push(view.unmount);
-    await eventually(() => expect(view.result().failureReason?.message).toContain('is unreachable'));
+    await eventually(() =>
+      expect(view.result().failureReason?.message).toContain('is unreachable'),
+    );
     expect(sync.getState().status).toBe('reconnecting');
   });
 

@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpCacheSync, McpProvider, type McpProviderProps, useResource } from '../../src';
 import { startTamperProxy, type TamperProxy, type TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { eventually } from '../support/wait';
@@ -131,7 +132,7 @@ describe.each(ERA_CASES)('the end of a connection ($kind)', ({ kind }) => {
     const sync = new McpCacheSync({ queryClient, url: server.url, lingerMs: 20 });
     const view = observeResource(sync, URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await eventually(() => expect(sync.getDiagnostics().resources[0]?.acknowledged).toBe(true));
+    await eventually(() => expect(diagnosticsOf(sync)?.resources[0]?.acknowledged).toBe(true));
     expect(server.openStreams()).toBe(1);
     view.unmount();
     await sync.dispose();
@@ -203,7 +204,7 @@ describe.each(ERA_CASES.filter(({ era }) => era === 'legacy'))(
       const view = observeResource(sync, URI);
       cleanups.push(view.unmount);
       await eventually(() => expect(view.text()).toBe('v1'), { timeout: 10_000 });
-      await eventually(() => expect(sync.getDiagnostics().stream.state).toBe('unsupported'));
+      await eventually(() => expect(diagnosticsOf(sync)?.stream.state).toBe('unsupported'));
     });
   },
 );
@@ -222,9 +223,9 @@ describe.each(ERA_CASES)('diagnostics over time ($kind)', ({ kind }) => {
     cleanups.push(() => sync.dispose());
     const views = uris.map((uri) => observeResource(sync, uri));
     await eventually(() => expect(views.every((view) => view.text() !== undefined)).toBe(true));
-    expect(sync.getDiagnostics().resources).toHaveLength(30);
+    expect(diagnosticsOf(sync)?.resources).toHaveLength(30);
     for (const view of views) view.unmount();
-    await eventually(() => expect(sync.getDiagnostics().resources).toEqual([]));
+    await eventually(() => expect(diagnosticsOf(sync)?.resources).toEqual([]));
   });
 
   it('stay linear in the length of server-controlled URIs', async () => {
@@ -242,20 +243,20 @@ describe.each(ERA_CASES)('diagnostics over time ($kind)', ({ kind }) => {
     const view = observeResource(sync, hostile);
     cleanups.push(view.unmount);
     await eventually(() => expect(view.text()).toBe('hostile'));
-    await eventually(() => expect(sync.getDiagnostics().resources[0]?.acknowledged).toBe(true));
+    await eventually(() => expect(diagnosticsOf(sync)?.resources[0]?.acknowledged).toBe(true));
     const unmatched = [`y://a${'/'.repeat(length)}b`, 'X://A/B'];
     for (const uri of unmatched) {
       tamper.inject({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
     }
-    await eventually(() => expect(sync.getDiagnostics().counters.unmatched).toBe(2));
+    await eventually(() => expect(diagnosticsOf(sync)?.counters.unmatched).toBe(2));
     for (let snapshot = 0; snapshot < 60; snapshot++) {
       tamper.inject({
         jsonrpc: '2.0',
         method: 'notifications/resources/updated',
         params: { uri: unmatched[0] },
       });
-      await eventually(() => expect(sync.getDiagnostics().counters.unmatched).toBe(3 + snapshot));
+      await eventually(() => expect(diagnosticsOf(sync)?.counters.unmatched).toBe(3 + snapshot));
     }
-    expect(sync.getDiagnostics().checks.find((check) => check.id === 'uri-match')?.ok).toBe(false);
+    expect(diagnosticsOf(sync)?.checks.find((check) => check.id === 'uri-match')?.ok).toBe(false);
   });
 });

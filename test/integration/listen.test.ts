@@ -2,6 +2,7 @@ import { QueryClient } from '@tanstack/query-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { eventually, settled } from '../support/wait';
@@ -132,6 +133,6 @@ describe('the 2026-07-28 listen stream', () => {
   it('the stream carries list_changed only: no URIs, still one stream', async () => {
     await eventually(() => expect(log).toContain('ack 1'));
     expect(log[0]).toBe('listen 1 []');
-    expect(sync.getDiagnostics().listAcknowledged).toBe(true);
+    expect(diagnosticsOf(sync)?.listAcknowledged).toBe(true);
   });
 });

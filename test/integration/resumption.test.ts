@@ -8,6 +8,7 @@ import { QueryClient } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import { startTamperProxy, type TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { eventually, settled } from '../support/wait';
@@ -39,7 +40,7 @@ async function setUp(kind: TestServer['kind'], options?: Parameters<typeof start
   const view = observeResource(sync, URI);
   cleanups.push(view.unmount);
   await eventually(() => expect(view.text()).toBe('v1'));
-  await eventually(() => expect(sync.getDiagnostics().resources[0]?.acknowledged).toBe(true));
+  await eventually(() => expect(diagnosticsOf(sync)?.resources[0]?.acknowledged).toBe(true));
   return { server, proxy, sync, view };
 }
 
@@ -91,7 +92,7 @@ describe('a resumable 2025 server (event store)', () => {
     });
     proxy.setRules({ hold: (exchange) => (exchange.httpMethod === 'GET' ? stall : undefined) });
     server.dropStreams();
-    await eventually(() => expect(sync.getDiagnostics().stream.state).toBe('reopening'));
+    await eventually(() => expect(diagnosticsOf(sync)?.stream.state).toBe('reopening'));
     await eventually(() => expect(proxy.stats('GET').inFlight).toBe(1));
     for (let i = 1; i <= 20; i++) server.setText(URI, `burst ${i}`);
     release();

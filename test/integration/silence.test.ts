@@ -2,6 +2,7 @@ import { QueryClient } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { eventually, sleep } from '../support/wait';
@@ -25,7 +26,7 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
     sync = new McpCacheSync({ queryClient, url: server.url, lingerMs: 20, silenceProbeMs });
     sync.mount();
     const view = observeResource(sync, URI);
-    await eventually(() => expect(sync.getDiagnostics().resources[0]?.acknowledged).toBe(true));
+    await eventually(() => expect(diagnosticsOf(sync)?.resources[0]?.acknowledged).toBe(true));
     await eventually(() => expect(view.text()).toBe('v1'));
     return view;
   }
@@ -37,10 +38,10 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
       timeout: 3000,
     });
     // Counted once the grace for a late notification (2 s) has passed.
-    await eventually(() => expect(sync.getDiagnostics().resources[0]?.silentChanges).toBe(1), {
+    await eventually(() => expect(diagnosticsOf(sync)?.resources[0]?.silentChanges).toBe(1), {
       timeout: 4000,
     });
-    const diagnostics = sync.getDiagnostics();
+    const diagnostics = diagnosticsOf(sync);
     const check = diagnostics.checks.find((c) => c.id === 'silent');
     expect(check?.ok).toBe(false);
     expect(check?.detail).toContain('another process or instance');
@@ -62,7 +63,7 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
     server.setText(URI, 'announced');
     await eventually(() => expect(view.text()).toBe('announced'));
     await sleep(500); // the probe reads again, finds nothing new
-    expect(sync.getDiagnostics().resources[0]?.silentChanges).toBe(0);
+    expect(diagnosticsOf(sync)?.resources[0]?.silentChanges).toBe(0);
     view.unmount();
   });
 
@@ -72,7 +73,7 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
     await eventually(() => expect(view.text()).toBe('announced late'), { timeout: 3000 });
     server.resourceUpdated(URI);
     await sleep(2500);
-    expect(sync.getDiagnostics().resources[0]?.silentChanges).toBe(0);
+    expect(diagnosticsOf(sync)?.resources[0]?.silentChanges).toBe(0);
     view.unmount();
   });
 });

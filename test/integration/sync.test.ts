@@ -2,6 +2,7 @@ import { QueryClient } from '@tanstack/query-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeList, observeResource } from '../support/observe';
 import { eventually, settled, sleep } from '../support/wait';
@@ -50,7 +51,7 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
 
   const acknowledged = (uri: string) =>
     eventually(() =>
-      expect(sync?.getDiagnostics().resources.find((r) => r.uri === uri)?.acknowledged).toBe(true),
+      expect(diagnosticsOf(sync)?.resources.find((r) => r.uri === uri)?.acknowledged).toBe(true),
     );
 
   it('negotiates the era and loads a resource with one read, after the acknowledgement', async () => {
@@ -126,7 +127,7 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     await eventually(() => expect(list.uris()).toEqual([URI, 'note://1', 'note://2']));
     await eventually(() => expect([config.text(), note1.text(), note2.text()]).toBeDefined());
     await Promise.all([acknowledged(URI), acknowledged('note://1'), acknowledged('note://2')]);
-    await eventually(() => expect(sync?.getDiagnostics().listAcknowledged).toBe(true));
+    await eventually(() => expect(diagnosticsOf(sync)?.listAcknowledged).toBe(true));
     await settled(() => server.counters());
     const before = {
       ...server.counters(),
@@ -195,7 +196,7 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     expect(server.store.reads()).toBe(reads);
     if (era === 'modern') {
       // The modern server only delivers what the filter names, so nothing arrives either.
-      expect(sync?.getDiagnostics().counters.unmatched).toBe(0);
+      expect(diagnosticsOf(sync)?.counters.unmatched).toBe(0);
     }
   });
 
@@ -210,7 +211,7 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
       timeout: 15_000,
     });
     expect(view.text()).toBe('v1');
-    expect(sync?.getDiagnostics().resources.find((r) => r.uri === URI)?.lastError).toContain(
+    expect(diagnosticsOf(sync)?.resources.find((r) => r.uri === URI)?.lastError).toContain(
       'disk on fire',
     );
     server.store.failReads(URI, null);
@@ -241,7 +242,7 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     await acknowledged(URI);
     await settled(() => server.store.reads());
     expect(server.store.reads(URI) - before).toBe(1);
-    expect(sync?.getDiagnostics().stream.reopenCount).toBeGreaterThanOrEqual(1);
+    expect(diagnosticsOf(sync)?.stream.reopenCount).toBeGreaterThanOrEqual(1);
     server.setText(URI, 'after recovery');
     await eventually(() => expect(view.text()).toBe('after recovery'));
   });
@@ -279,7 +280,7 @@ describe.each(ERA_CASES)('a $kind server without the subscribe capability', ({ k
       await sleep(100);
       expect(server.counters().subscribeRequests).toBe(0);
       expect(server.subscribedUris()).toEqual([]);
-      const diagnostics = sync.getDiagnostics();
+      const diagnostics = diagnosticsOf(sync);
       const resource = diagnostics.resources.find((r) => r.uri === URI);
       expect(resource?.acknowledged).toBe(false);
       expect(resource?.declined).toContain('resources.subscribe');

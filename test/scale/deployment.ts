@@ -11,6 +11,7 @@ import { expect } from 'vitest';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import { createRedisEventBus, type RedisEventBus } from '../../src/server';
 import { ResourceStore } from '../servers/resourceStore';
+import { diagnosticsOf } from '../support/diagnostics';
 import { text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { eventually } from '../support/wait';
@@ -137,7 +138,7 @@ async function build(
   const texts = () => views.map((view) => view.text());
   await eventually(() => {
     expect(texts()).toEqual(uris.map(() => 'v0'));
-    const covered = sync.getDiagnostics().resources.filter((r) => r.acknowledged);
+    const covered = diagnosticsOf(sync)?.resources.filter((r) => r.acknowledged);
     expect(covered).toHaveLength(uris.length);
     // One multiplexed stream, after make-before-break has closed any earlier one.
     expect(instances.map((instance) => instance.listenStreams()).reduce((a, b) => a + b)).toBe(1);

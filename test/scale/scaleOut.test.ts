@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { diagnosticsOf } from '../support/diagnostics';
 import { eventually, settled } from '../support/wait';
 import {
   type Deployment,
@@ -86,7 +87,7 @@ describe.skipIf(!REDIS_SERVER)('scale-out: 3 instances behind a round-robin prox
     expect(d.notifications()).toBe(UPDATES);
     // Rule 3: a notification costs at most one read (fewer when it lands on one in flight).
     for (const uri of URIS) expect(d.store.reads(uri)).toBeLessThanOrEqual(d.notifications(uri));
-    expect(d.sync.getDiagnostics().counters.updated).toBe(UPDATES);
+    expect(diagnosticsOf(d.sync).counters.updated).toBe(UPDATES);
     const stats = d.buses.map((bus) => bus.stats());
     expect(stats.reduce((sum, s) => sum + s.published, 0)).toBe(UPDATES);
     expect(stats.map((s) => s.malformed + s.dropped + s.failedPublishes + s.lost)).toEqual([
@@ -117,7 +118,7 @@ describe.skipIf(!REDIS_SERVER)('scale-out: 3 instances behind a round-robin prox
     // Exactly the updates announced where the stream happens to be; two thirds are lost.
     expect(delivered.every((sample) => sample.instance === streamOn)).toBe(true);
     expect(d.notifications()).toBe(onStreamInstance);
-    expect(d.sync.getDiagnostics().counters.updated).toBeLessThan(UPDATES / 2);
+    expect(diagnosticsOf(d.sync).counters.updated).toBeLessThan(UPDATES / 2);
     // The UI shows stale content for every resource whose last change was announced elsewhere.
     const latest = latestTexts(URIS, UPDATES);
     const stale = URIS.filter((_, i) => d.texts()[i] !== latest[i]);
@@ -128,7 +129,7 @@ describe.skipIf(!REDIS_SERVER)('scale-out: 3 instances behind a round-robin prox
     expect(stale).toEqual(lastAnnouncedElsewhere);
     expect(stale.length).toBeGreaterThanOrEqual(3);
     // Not a loss the client could see: the stream is healthy, just silent.
-    expect(d.sync.getDiagnostics().stream.state).toBe('open');
+    expect(diagnosticsOf(d.sync).stream.state).toBe('open');
 
     const local = latencies(samples, () => true);
     report.push(

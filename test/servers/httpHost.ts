@@ -4,8 +4,9 @@
  * port and the store survive, everything the old endpoint held (sessions, streams, a closed
  * modern handler that would only answer 500) is thrown away and rebuilt.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createGuard, type Guard, type ProtectionOptions } from './protectedResource';
 import { addCounters, failExchange, newCounters } from './protocol';
 import type { EndpointCounters, McpEndpoint, RestartOptions, TestServer } from './types';
 
@@ -17,17 +18,24 @@ interface Listening {
   sockets: Set<Socket>;
 }
 
-async function listen(endpoint: () => McpEndpoint, port: number): Promise<Listening> {
+async function listen(
+  endpoint: () => McpEndpoint,
+  port: number,
+  guard: Guard | undefined,
+): Promise<Listening> {
   const sockets = new Set<Socket>();
-  const http = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (guard?.serveMetadata(path, req, res)) return;
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
     }
-    endpoint()
-      .handle(req, res)
-      .catch(() => failExchange(res, 500, -32603, 'Internal server error'));
+    if (guard && !(await guard.admit(req, res))) return;
+    await endpoint().handle(req, res);
+  };
+  const http = createServer((req, res) => {
+    serve(req, res).catch(() => failExchange(res, 500, -32603, 'Internal server error'));
   });
   http.on('connection', (socket) => {
     sockets.add(socket);
@@ -59,19 +67,25 @@ const RESTART_SETTLE_MS = 50;
 
 class HostedServer implements TestServer {
   readonly #make: () => McpEndpoint;
+  readonly #guard: Guard | undefined;
   #endpoint: McpEndpoint;
   #listening: Listening | undefined;
   #port = 0;
   #previousCounters: EndpointCounters = newCounters();
   #closed = false;
 
-  constructor(make: () => McpEndpoint) {
+  constructor(make: () => McpEndpoint, protect: ProtectionOptions | undefined) {
     this.#make = make;
     this.#endpoint = make();
+    this.#guard = protect && createGuard(protect, () => this.url);
+  }
+
+  get protection() {
+    return this.#guard;
   }
 
   async open(port: number): Promise<void> {
-    this.#listening = await listen(() => this.#endpoint, port);
+    this.#listening = await listen(() => this.#endpoint, port, this.#guard);
     this.#port = (this.#listening.http.address() as AddressInfo).port;
   }
 
@@ -131,13 +145,14 @@ class HostedServer implements TestServer {
 
 /**
  * Listens on 127.0.0.1 (port 0 picks a free one) and routes `/mcp` to the endpoint `make()`
- * builds. `make` is called again on every restart and must reuse the same store.
+ * builds. `make` is called again on every restart and must reuse the same store. With
+ * `protect`, `/mcp` wants bearer tokens from that authorization server (`protectedResource.ts`).
  */
 export function startHostedServer(
   make: () => McpEndpoint,
-  options: { port?: number } = {},
+  options: { port?: number; protect?: ProtectionOptions | undefined } = {},
 ): Promise<TestServer> {
-  const server = new HostedServer(make);
+  const server = new HostedServer(make, options.protect);
   return server.open(options.port ?? 0).then(
     () => server,
     async (error: unknown) => {

@@ -8,12 +8,26 @@ import { startLegacyV1Server } from './legacyV1Server';
 import { startModernServer } from './modernServer';
 import type { ServerKind, StartServerOptions, TestServer } from './types';
 
+export {
+  type AuthServer,
+  type AuthServerOptions,
+  type AuthServerStats,
+  startAuthServer,
+  type TokenClaims,
+} from './authServer';
 export { MCP_PATH, startHostedServer } from './httpHost';
 export { createLegacyEndpoint, startLegacyServer } from './legacyServer';
 export { createLegacyV1Endpoint, startLegacyV1Server } from './legacyV1Server';
 export { createModernEndpoint, startModernServer } from './modernServer';
+export type {
+  Protection,
+  ProtectionOptions,
+  ProtectionStats,
+} from './protectedResource';
 export {
+  type AskRecord,
   DEFAULT_READ_ERROR,
+  type ElicitSchema,
   type ReadError,
   type ReadHook,
   type ReadOutcome,

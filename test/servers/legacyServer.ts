@@ -29,7 +29,7 @@ const openV2Session =
       cacheHints: false,
       subscriptions: setup.subscriptions,
     });
-    installV2CatalogHandlers(server, setup.catalog, setup.caps);
+    installV2CatalogHandlers(server, setup.catalog, setup.caps, { modern: false });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => setup.onInitialized(id),
@@ -60,5 +60,6 @@ export function startLegacyServer(options: StartServerOptions = {}): Promise<Tes
   const store = options.store ?? new ResourceStore();
   return startHostedServer(() => createLegacyEndpoint({ ...options, store }), {
     port: options.port ?? 0,
+    protect: options.auth,
   });
 }

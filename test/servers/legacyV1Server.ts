@@ -18,21 +18,35 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
   ErrorCode,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
+  ListRootsResultSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  type ServerNotification,
+  type ServerRequest,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { startHostedServer } from './httpHost';
 import { createLegacyCoreEndpoint, type LegacySessionFactory } from './legacyCore';
-import { HandlerFailure, type ResolvedCapabilities } from './protocol';
+import {
+  askError,
+  HandlerFailure,
+  type ResolvedCapabilities,
+  type ToolIO,
+  userOf,
+} from './protocol';
 import { ResourceStore } from './resourceStore';
 import type { EndpointOptions, McpEndpoint, StartServerOptions, TestServer } from './types';
 
@@ -59,6 +73,45 @@ async function mapped<T>(run: () => T | Promise<T>): Promise<T> {
   } catch (error) {
     throw toV1Error(error);
   }
+}
+
+const RESULT_SCHEMAS = {
+  'elicitation/create': ElicitResultSchema,
+  'sampling/createMessage': CreateMessageResultSchema,
+  'roots/list': ListRootsResultSchema,
+} as const;
+
+/**
+ * `extra.sendRequest` relates the request to the call (it travels on the call's SSE stream) and,
+ * without `enforceStrictCapabilities`, checks no client capability: the client's own answer
+ * (-32601 without a handler) is what the test sees.
+ */
+function v1IO(
+  request: CallToolRequest,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): ToolIO {
+  const token = request.params._meta?.progressToken;
+  return {
+    async ask(ask, signal) {
+      try {
+        const result = await extra.sendRequest(
+          { method: ask.method, ...(ask.params && { params: ask.params }) } as ServerRequest,
+          RESULT_SCHEMAS[ask.method],
+          { signal },
+        );
+        return { kind: 'result', result: result as Record<string, unknown> };
+      } catch (error) {
+        return signal.aborted ? { kind: 'cancelled' } : askError(error);
+      }
+    },
+    async progress(progress, total, message) {
+      if (token === undefined) return;
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, total, message },
+      });
+    },
+  };
 }
 
 /**
@@ -94,8 +147,8 @@ const openV1Session: LegacySessionFactory = async (setup) => {
   low.setRequestHandler(ListResourcesRequestSchema, (request) =>
     mapped(() => setup.service.list(request.params?.cursor)),
   );
-  low.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    mapped(() => setup.service.read(request.params.uri, false)),
+  low.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    mapped(() => setup.service.read(request.params.uri, false, userOf(extra.authInfo))),
   );
   low.setRequestHandler(SubscribeRequestSchema, (request) =>
     mapped(() => {
@@ -109,6 +162,9 @@ const openV1Session: LegacySessionFactory = async (setup) => {
       return {};
     }),
   );
+  low.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    setup.catalog.rootsListChanged();
+  });
   // Templates belong to resources (always declared). Tools and prompts only when declared: the
   // SDK refuses handlers for an undeclared capability, so the client then gets MethodNotFound.
   // McpServer's own prompts/get stays: it knows no prompt.
@@ -119,9 +175,13 @@ const openV1Session: LegacySessionFactory = async (setup) => {
     low.setRequestHandler(ListToolsRequestSchema, (request) =>
       mapped(() => setup.catalog.listTools(request.params?.cursor)),
     );
-    low.setRequestHandler(CallToolRequestSchema, async (request) => {
+    low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       try {
-        return setup.catalog.callTool(request.params.name, request.params.arguments);
+        return await setup.catalog.callTool(
+          request.params.name,
+          request.params.arguments,
+          v1IO(request, extra),
+        );
       } catch (error) {
         const mappedError = toV1Error(error);
         if (error instanceof HandlerFailure && error.failure.kind === 'tool-not-found') {
@@ -167,5 +227,6 @@ export function startLegacyV1Server(options: StartServerOptions = {}): Promise<T
   const store = options.store ?? new ResourceStore();
   return startHostedServer(() => createLegacyV1Endpoint({ ...options, store }), {
     port: options.port ?? 0,
+    protect: options.auth,
   });
 }

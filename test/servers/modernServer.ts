@@ -171,7 +171,7 @@ export function createModernEndpoint(options: EndpointOptions = {}): McpEndpoint
       // The same factory also serves the SDK's stateless 2025 fallback and the discover probe;
       // cache hints only exist on 2026-era results (and only on reads).
       installV2ResourceHandlers(server, service, { cacheHints: ctx.era === 'modern' });
-      installV2CatalogHandlers(server, catalog, caps);
+      installV2CatalogHandlers(server, catalog, caps, { modern: ctx.era === 'modern' });
       return server;
     },
     { onerror },
@@ -279,5 +279,6 @@ export function startModernServer(options: StartServerOptions = {}): Promise<Tes
   const store = options.store ?? new ResourceStore();
   return startHostedServer(() => createModernEndpoint({ ...options, store }), {
     port: options.port ?? 0,
+    protect: options.auth,
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
+  AskRecord,
   ResourceStore,
   StoredPrompt,
   StoredResource,
@@ -61,6 +62,7 @@ export function newCounters(): EndpointCounters {
     promptListRequests: 0,
     templateListRequests: 0,
     toolCalls: 0,
+    rootsListChanged: 0,
   };
 }
 
@@ -76,6 +78,7 @@ export function addCounters(a: EndpointCounters, b: EndpointCounters): EndpointC
     promptListRequests: a.promptListRequests + b.promptListRequests,
     templateListRequests: a.templateListRequests + b.templateListRequests,
     toolCalls: a.toolCalls + b.toolCalls,
+    rootsListChanged: a.rootsListChanged + b.rootsListChanged,
   };
 }
 
@@ -141,7 +144,115 @@ export type ToolListAnswer = { tools: ToolEntry[]; nextCursor?: string };
 export type PromptListAnswer = { prompts: PromptEntry[]; nextCursor?: string };
 export type TemplateListAnswer = { resourceTemplates: TemplateEntry[]; nextCursor?: string };
 
-export type ToolCallAnswer = { content: { type: 'text'; text: string }[] };
+export type ToolCallAnswer = { content: { type: 'text'; text: string }[]; isError?: boolean };
+
+/** A request a tool sends to the client (2025) or embeds in `input_required` (2026-07-28). */
+export type ClientAsk =
+  | {
+      method: 'elicitation/create';
+      params: { mode: 'form'; message: string; requestedSchema: ElicitFormSchema };
+    }
+  | {
+      method: 'sampling/createMessage';
+      params: {
+        messages: { role: 'user'; content: { type: 'text'; text: string } }[];
+        maxTokens: number;
+      };
+    }
+  | { method: 'roots/list'; params?: undefined };
+
+export type ElicitFormSchema = {
+  type: 'object';
+  properties: Record<string, JsonValue>;
+  required?: string[];
+};
+
+/** What came back: the client's result (raw), its error, or nothing because the server gave up. */
+export type AskOutcome = AskRecord['outcome'];
+
+/**
+ * How a tool talks to the client on one SDK and era. `ask` resolves with the outcome (a client
+ * error is an outcome, not a rejection); on 2026-07-28 it throws `InputNeeded` on the first
+ * round, which the adapter turns into an `input_required` result.
+ */
+export interface ToolIO {
+  ask(request: ClientAsk, signal: AbortSignal): Promise<AskOutcome>;
+  /** A progress notification for this call; nothing when the client sent no progress token. */
+  progress(progress: number, total: number, message: string): Promise<void>;
+}
+
+/** Thrown by a 2026-07-28 `ToolIO.ask` when the answer is not in the request yet. */
+export class InputNeeded extends Error {
+  constructor(readonly request: ClientAsk) {
+    super(`input needed: ${request.method}`);
+    this.name = 'InputNeeded';
+  }
+}
+
+/** The key of the one input request a tool embeds in `input_required`. */
+export const INPUT_KEY = 'input';
+
+/** A JSON-RPC error as any SDK's request rejection carries it. */
+export function askError(error: unknown): AskOutcome {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return {
+    kind: 'error',
+    code: typeof code === 'number' ? code : -32603,
+    message: typeof message === 'string' ? message : String(error),
+  };
+}
+
+function text(value: string, isError = false): ToolCallAnswer {
+  return { content: [{ type: 'text', text: value }], ...(isError && { isError: true }) };
+}
+
+function askFor(tool: StoredTool): ClientAsk | undefined {
+  if (tool.elicit) {
+    const { message, requestedSchema } = tool.elicit;
+    return {
+      method: 'elicitation/create',
+      params: { mode: 'form', message, requestedSchema: requestedSchema as ElicitFormSchema },
+    };
+  }
+  if (tool.sample) {
+    return {
+      method: 'sampling/createMessage',
+      params: {
+        messages: [{ role: 'user', content: { type: 'text', text: tool.sample.prompt } }],
+        maxTokens: tool.sample.maxTokens ?? 100,
+      },
+    };
+  }
+  if (tool.listRoots) return { method: 'roots/list' };
+  return undefined;
+}
+
+/** The tool's answer for what the client said. */
+function answerFor(request: ClientAsk, outcome: AskOutcome): ToolCallAnswer {
+  if (outcome.kind === 'cancelled') return text(`${request.method} cancelled by the server`, true);
+  if (outcome.kind === 'error') {
+    return text(`${request.method} failed: ${outcome.code} ${outcome.message}`, true);
+  }
+  const result = outcome.result as {
+    action?: unknown;
+    content?: unknown;
+    roots?: { uri?: unknown }[];
+  };
+  switch (request.method) {
+    case 'elicitation/create': {
+      const content = result.content === undefined ? '' : ` ${JSON.stringify(result.content)}`;
+      return text(`answered ${String(result.action)}${content}`);
+    }
+    case 'sampling/createMessage': {
+      const content = result.content as { type?: unknown; text?: unknown } | undefined;
+      return text(
+        `sampled ${content?.type === 'text' ? String(content.text) : JSON.stringify(content)}`,
+      );
+    }
+    case 'roots/list':
+      return text(`roots ${JSON.stringify((result.roots ?? []).map((root) => root.uri))}`);
+  }
+}
 
 function listEntry(resource: StoredResource): ListEntry {
   const entry: ListEntry = { uri: resource.uri, name: resource.name };
@@ -203,8 +314,11 @@ export interface SubscriptionHooks {
 
 export interface ResourceService {
   list(cursor: string | undefined): ListAnswer;
-  /** `withCacheHints`: only 2026-era results have `ttlMs` / `cacheScope`. */
-  read(uri: string, withCacheHints: boolean): Promise<ReadAnswer>;
+  /**
+   * `withCacheHints`: only 2026-era results have `ttlMs` / `cacheScope`. `user`: who is signed in
+   * on a protected server.
+   */
+  read(uri: string, withCacheHints: boolean, user?: string): Promise<ReadAnswer>;
 }
 
 export function createResourceService(
@@ -218,9 +332,9 @@ export function createResourceService(
       const { page, nextCursor } = paginate(store.list(), cursor, pageSize);
       return withCursor({ resources: page.map(listEntry) }, nextCursor);
     },
-    async read(uri, withCacheHints) {
+    async read(uri, withCacheHints, user) {
       counters.reads += 1;
-      const outcome = await store.serveRead(uri);
+      const outcome = await store.serveRead(uri, user);
       if (outcome.kind === 'missing') throw new HandlerFailure({ kind: 'resource-not-found', uri });
       if (outcome.kind === 'failed') throw new HandlerFailure({ kind: 'error', ...outcome.error });
       const answer: ReadAnswer = { contents: [contentEntry(outcome.resource)] };
@@ -269,8 +383,18 @@ export interface CatalogService {
   listTools(cursor: string | undefined): ToolListAnswer;
   listPrompts(cursor: string | undefined): PromptListAnswer;
   listTemplates(cursor: string | undefined): TemplateListAnswer;
-  /** Throws a `tool-not-found` HandlerFailure for a name the store does not list. */
-  callTool(name: string, args: Record<string, unknown> | undefined): ToolCallAnswer;
+  /**
+   * Runs the tool's behaviours (see `StoredTool`) through `io`. Throws a `tool-not-found`
+   * HandlerFailure for a name the store does not list, and `InputNeeded` (2026-07-28) when it
+   * must ask the client first.
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    io: ToolIO,
+  ): Promise<ToolCallAnswer>;
+  /** A client said `notifications/roots/list_changed`. */
+  rootsListChanged(): void;
 }
 
 export function createCatalogService(
@@ -294,14 +418,32 @@ export function createCatalogService(
       const { page, nextCursor } = paginate(store.templates(), cursor, pageSize);
       return withCursor({ resourceTemplates: page.map(templateEntry) }, nextCursor);
     },
-    callTool(name, args) {
+    async callTool(name, args, io) {
       counters.toolCalls += 1;
-      if (!store.tools().some((tool) => tool.name === name)) {
-        throw new HandlerFailure({ kind: 'tool-not-found', name });
+      const tool = store.tools().find((entry) => entry.name === name);
+      if (!tool) throw new HandlerFailure({ kind: 'tool-not-found', name });
+      for (let step = 1; step <= (tool.progress ?? 0); step += 1) {
+        await io.progress(step, tool.progress ?? 0, `step ${step}`);
       }
-      return {
-        content: [{ type: 'text', text: `called ${name} with ${JSON.stringify(args ?? {})}` }],
-      };
+      const request = askFor(tool);
+      if (request) {
+        const controller = store.beginAsk();
+        let outcome: AskOutcome;
+        try {
+          outcome = await io.ask(request, controller.signal);
+        } catch (error) {
+          // InputNeeded (2026-07-28): nothing is in flight, the client answers with the retry.
+          store.endAsk(controller, undefined);
+          throw error;
+        }
+        store.endAsk(controller, { tool: name, method: request.method, outcome });
+        return answerFor(request, outcome);
+      }
+      if (tool.fail) return text(`failed ${name}`, true);
+      return text(`called ${name} with ${JSON.stringify(args ?? {})}`);
+    },
+    rootsListChanged() {
+      counters.rootsListChanged += 1;
     },
   };
 }
@@ -407,6 +549,14 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   const text = Buffer.concat(chunks).toString('utf8');
   return text.length === 0 ? undefined : JSON.parse(text);
+}
+
+/** The signed-in user a protected server put in the SDKs' `authInfo` (see protectedResource). */
+export function userOf(
+  authInfo: { extra?: Record<string, unknown> } | undefined,
+): string | undefined {
+  const sub = authInfo?.extra?.sub;
+  return typeof sub === 'string' ? sub : undefined;
 }
 
 export function headerValue(req: IncomingMessage, name: string): string | undefined {

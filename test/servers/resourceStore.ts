@@ -23,6 +23,11 @@ export interface StoredResource {
   /** Exactly one of `text` / `blob` (base64) is set. */
   text?: string;
   blob?: string;
+  /**
+   * Protected servers (`auth`): the text a signed-in user (the token's `sub`) reads instead of
+   * `text`. Users not listed, and unprotected servers, read `text`.
+   */
+  textByUser?: Record<string, string>;
   /** Cache hints the modern server puts on reads of this resource. */
   ttlMs?: number;
   cacheScope?: 'public' | 'private';
@@ -30,13 +35,55 @@ export interface StoredResource {
   size?: number;
 }
 
-/** A `tools/list` entry; tools/call on it answers `called <name> with <json args>`. */
+/** The form of an elicitation: a flat object schema of primitive properties (the spec's subset). */
+export interface ElicitSchema {
+  type: 'object';
+  properties: Record<string, object>;
+  required?: string[];
+}
+
+/**
+ * A `tools/list` entry. tools/call on it answers `called <name> with <json args>`, unless a
+ * behaviour below says otherwise. The behaviours are listed in the order they run; a tool has at
+ * most one of `elicit`, `sample`, `listRoots`.
+ *
+ * How the server asks the client depends on the era, as real servers do: on 2026-07-28 the tool
+ * answers `input_required` (`inputRequired.elicit(...)` etc.) and reads the answer from the
+ * retried call's `inputResponses`; on 2025 (v2 and v1 SDKs) it sends a server-to-client request
+ * related to the call (on the call's SSE stream). A client error (e.g. -32601 when the client has
+ * no handler) answers `isError: true` with `<method> failed: <code> <message>`; a request the
+ * server cancelled (`ResourceStore.cancelAsks`) answers `isError: true` with
+ * `<method> cancelled by the server`.
+ */
 export interface StoredTool {
   name: string;
   title?: string;
   description?: string;
   /** Listed as `{ type: 'object' }` when omitted (the spec requires an input schema). */
   inputSchema?: { type: 'object'; properties?: Record<string, object>; required?: string[] };
+  /** Sends this many progress notifications (`i` of `n`, message `step i`) before answering. */
+  progress?: number;
+  /**
+   * Asks the user (`elicitation/create`, form mode) and answers `answered <action>` followed by
+   * ` <json content>` when the client sent content.
+   */
+  elicit?: { message: string; requestedSchema: ElicitSchema };
+  /** Asks the client's model (`sampling/createMessage`) and answers `sampled <text>`. */
+  sample?: { prompt: string; maxTokens?: number };
+  /** Asks for the client's roots (`roots/list`) and answers `roots <json array of the URIs>`. */
+  listRoots?: boolean;
+  /** Answers `isError: true` with `failed <name>` (the tool ran and reports a failure). */
+  fail?: boolean;
+}
+
+/** What the server asked the client while running a tool, and what it got. */
+export interface AskRecord {
+  tool: string;
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  outcome:
+    | { kind: 'result'; result: Record<string, unknown> }
+    | { kind: 'error'; code: number; message: string }
+    | { kind: 'cancelled' };
 }
 
 /** A `prompts/list` entry. */
@@ -75,6 +122,7 @@ export const DEFAULT_READ_ERROR: ReadError = { code: -32603, message: 'Simulated
 
 function copyResource(resource: StoredResource): StoredResource {
   const copy: StoredResource = { ...resource };
+  if (resource.textByUser) copy.textByUser = { ...resource.textByUser };
   if (resource.annotations) {
     copy.annotations = { ...resource.annotations };
     if (resource.annotations.audience)
@@ -109,6 +157,8 @@ export class ResourceStore {
   #tools: StoredTool[] = [];
   #prompts: StoredPrompt[] = [];
   #templates: StoredTemplate[] = [];
+  readonly #asks = new Set<AbortController>();
+  #askLog: AskRecord[] = [];
 
   constructor(initial: StoredResource[] = []) {
     for (const resource of initial) this.upsert(resource);
@@ -175,6 +225,46 @@ export class ResourceStore {
     this.#templates = structuredClone(templates);
   }
 
+  // Server-to-client requests made by tools (any endpoint on this store), so a test can see what
+  // a tool asked and got, and play the server that gives up on its question.
+
+  /**
+   * A tool is about to ask the client something (2025 eras: a request on the wire). The signal
+   * aborts when `cancelAsks()` is called; `endAsk` must follow.
+   */
+  beginAsk(): AbortController {
+    const controller = new AbortController();
+    this.#asks.add(controller);
+    return controller;
+  }
+
+  /** The ask is over; `record` (when it got an answer, an error or was cancelled) is logged. */
+  endAsk(controller: AbortController, record: AskRecord | undefined): void {
+    this.#asks.delete(controller);
+    if (record) this.#askLog.push(structuredClone(record));
+  }
+
+  /** Server-to-client requests in flight (2025 eras; 2026-07-28 asks are results, never pending). */
+  pendingAsks(): number {
+    return this.#asks.size;
+  }
+
+  /**
+   * The server gives up on every request in flight: the SDK sends `notifications/cancelled` to
+   * the client, and the tool answers `<method> cancelled by the server`. Returns how many.
+   */
+  cancelAsks(): number {
+    const all = [...this.#asks];
+    this.#asks.clear();
+    for (const controller of all) controller.abort(new Error('cancelled by the server'));
+    return all.length;
+  }
+
+  /** Every answered (or failed, or cancelled) ask, oldest first. */
+  asks(): AskRecord[] {
+    return structuredClone(this.#askLog);
+  }
+
   /** Reads served (successful or failed, known or unknown URI) for `uri`, or in total. */
   reads(uri?: string): number {
     return uri === undefined ? this.#totalReads : (this.#readsByUri.get(uri) ?? 0);
@@ -183,6 +273,7 @@ export class ResourceStore {
   resetCounters(): void {
     this.#readsByUri.clear();
     this.#totalReads = 0;
+    this.#askLog = [];
   }
 
   /** One global hook, so a test can hold or fail reads without knowing which server serves them. */
@@ -201,17 +292,23 @@ export class ResourceStore {
    * does the hook run: a held read answers with the content as it was when it started, like a
    * real server whose response is slow on the wire. That makes "a change landed while a read was
    * in flight" observable, which is exactly what single-flight-with-trailing-read must handle.
-   * A hook that throws fails the read with whatever it threw.
+   * A hook that throws fails the read with whatever it threw. `user` is the signed-in user of a
+   * protected server (see `textByUser`).
    */
-  async serveRead(uri: string): Promise<ReadOutcome> {
+  async serveRead(uri: string, user?: string): Promise<ReadOutcome> {
     this.#totalReads += 1;
     this.#readsByUri.set(uri, (this.#readsByUri.get(uri) ?? 0) + 1);
     const failure = this.#failures.get(uri);
     const entry = this.#entries.get(uri);
     let outcome: ReadOutcome;
     if (failure) outcome = { kind: 'failed', error: { ...failure } };
-    else if (entry) outcome = { kind: 'found', resource: copyResource(entry) };
-    else outcome = { kind: 'missing', uri };
+    else if (entry) {
+      const resource = copyResource(entry);
+      const own = user === undefined ? undefined : entry.textByUser?.[user];
+      if (own !== undefined) resource.text = own;
+      delete resource.textByUser;
+      outcome = { kind: 'found', resource };
+    } else outcome = { kind: 'missing', uri };
     const hook = this.#hook;
     if (hook) await hook(uri);
     return outcome;

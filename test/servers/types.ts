@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Protection, ProtectionOptions } from './protectedResource';
 import type {
   ResourceStore,
   StoredPrompt,
@@ -51,6 +52,12 @@ export interface EndpointOptions {
 export interface StartServerOptions extends EndpointOptions {
   /** Port to listen on; 0 (default) picks a free one. */
   port?: number;
+  /**
+   * Protect `/mcp` with bearer tokens from an authorization server (`startAuthServer`): 401
+   * with resource metadata without a valid token, 403 insufficient_scope for a request that
+   * needs more (see `protectedResource.ts`).
+   */
+  auth?: ProtectionOptions;
 }
 
 export interface EndpointCounters {
@@ -73,8 +80,13 @@ export interface EndpointCounters {
   promptListRequests: number;
   /** `resources/templates/list` requests (one per page). */
   templateListRequests: number;
-  /** `tools/call` requests that reached the server's handler, unknown tools included. */
+  /**
+   * `tools/call` requests that reached the server's handler, unknown tools included (on
+   * 2026-07-28 every `input_required` round is a call of its own).
+   */
   toolCalls: number;
+  /** `notifications/roots/list_changed` received (2025 eras; 2026-07-28 has no such message). */
+  rootsListChanged: number;
 }
 
 /** Framework-agnostic: usable as Vite middleware and in node:http. */
@@ -139,6 +151,8 @@ export interface TestServer extends McpEndpoint {
   /** http://127.0.0.1:<port>/mcp */
   readonly url: string;
   readonly port: number;
+  /** With `auth`: the guard's metadata URL and what it answered. */
+  readonly protection: Protection | undefined;
   /**
    * Stops and starts again on the same port with the same store. Legacy sessions are lost, like
    * a real process restart; open connections are destroyed. Counters keep accumulating.

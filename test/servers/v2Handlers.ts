@@ -11,17 +11,28 @@
  * list_changed on every registration).
  */
 import {
+  type CallToolRequest,
+  inputRequired,
+  inputResponse,
   type McpServer,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import {
+  type AskOutcome,
+  askError,
   type CatalogService,
+  type ClientAsk,
   HandlerFailure,
+  INPUT_KEY,
+  InputNeeded,
   type ResolvedCapabilities,
   type ResourceService,
   type SubscriptionHooks,
+  type ToolIO,
+  userOf,
 } from './protocol';
 
 function toV2Error(error: unknown): unknown {
@@ -86,6 +97,91 @@ export function v2Capabilities(caps: ResolvedCapabilities): {
   };
 }
 
+function progressOf(request: CallToolRequest, ctx: ServerContext): ToolIO['progress'] {
+  const token = request.params._meta?.progressToken;
+  return async (progress, total, message) => {
+    if (token === undefined) return;
+    await ctx.mcpReq.notify({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress, total, message },
+    });
+  };
+}
+
+/**
+ * 2025 era: a server-to-client request related to the call (it travels on the call's SSE
+ * stream). `ctx.mcpReq.send` checks no client capability, like a server that asks anyway: the
+ * client's own answer (-32601 without a handler) is what the test sees.
+ */
+function legacyIO(request: CallToolRequest, ctx: ServerContext): ToolIO {
+  return {
+    async ask(ask, signal) {
+      try {
+        const result = await ctx.mcpReq.send(
+          { method: ask.method, ...(ask.params && { params: ask.params }) } as {
+            method: ClientAsk['method'];
+            params?: Record<string, unknown>;
+          },
+          { signal },
+        );
+        return { kind: 'result', result: result as Record<string, unknown> };
+      } catch (error) {
+        return signal.aborted ? { kind: 'cancelled' } : askError(error);
+      }
+    },
+    progress: progressOf(request, ctx),
+  };
+}
+
+/** What `inputResponse` read back, as the raw result a 2025 client would have answered. */
+function modernOutcome(ask: ClientAsk, view: ReturnType<typeof inputResponse>): AskOutcome {
+  switch (view.kind) {
+    case 'missing':
+      throw new InputNeeded(ask);
+    case 'elicit':
+      return {
+        kind: 'result',
+        result: {
+          action: view.action,
+          ...(view.content !== undefined && { content: view.content }),
+        },
+      };
+    case 'sampling':
+      return { kind: 'result', result: view.result as unknown as Record<string, unknown> };
+    case 'roots':
+      return { kind: 'result', result: { roots: view.roots } };
+  }
+}
+
+/**
+ * 2026-07-28: the answer comes with the retried call (`inputResponses`); on the first round
+ * `ask` throws `InputNeeded` and the handler answers `input_required`.
+ */
+function modernIO(request: CallToolRequest, ctx: ServerContext): ToolIO {
+  return {
+    async ask(ask) {
+      return modernOutcome(ask, inputResponse(ctx.mcpReq.inputResponses, INPUT_KEY));
+    },
+    progress: progressOf(request, ctx),
+  };
+}
+
+function inputRequest(ask: ClientAsk) {
+  switch (ask.method) {
+    case 'elicitation/create':
+      return inputRequired.elicit({
+        message: ask.params.message,
+        requestedSchema: ask.params.requestedSchema as Parameters<
+          typeof inputRequired.elicit
+        >[0]['requestedSchema'],
+      });
+    case 'sampling/createMessage':
+      return inputRequired.createMessage(ask.params);
+    case 'roots/list':
+      return inputRequired.listRoots();
+  }
+}
+
 /**
  * tools/list + tools/call and prompts/list only when declared (the SDK refuses a handler for an
  * undeclared capability, and the client then gets MethodNotFound); resources/templates/list
@@ -95,8 +191,18 @@ export function installV2CatalogHandlers(
   server: McpServer,
   catalog: CatalogService,
   caps: ResolvedCapabilities,
+  /**
+   * Which era the instance serves (`createMcpHandler`'s `ctx.era`); when omitted, each call is
+   * judged by whether it carries the 2026-07-28 `_meta` envelope.
+   */
+  options: { modern?: boolean } = {},
 ): void {
   const low = server.server;
+  if (options.modern !== true) {
+    low.setNotificationHandler('notifications/roots/list_changed', () => {
+      catalog.rootsListChanged();
+    });
+  }
   low.setRequestHandler('resources/templates/list', (request) =>
     mapped(() => catalog.listTemplates(request.params?.cursor)),
   );
@@ -104,9 +210,18 @@ export function installV2CatalogHandlers(
     low.setRequestHandler('tools/list', (request) =>
       mapped(() => catalog.listTools(request.params?.cursor)),
     );
-    low.setRequestHandler('tools/call', (request) =>
-      mapped(() => catalog.callTool(request.params.name, request.params.arguments)),
-    );
+    low.setRequestHandler('tools/call', async (request, ctx) => {
+      const modern = options.modern ?? ctx.mcpReq.envelope !== undefined;
+      const io = modern ? modernIO(request, ctx) : legacyIO(request, ctx);
+      try {
+        return await mapped(() =>
+          catalog.callTool(request.params.name, request.params.arguments, io),
+        );
+      } catch (error) {
+        if (!(error instanceof InputNeeded)) throw error;
+        return inputRequired({ inputRequests: { [INPUT_KEY]: inputRequest(error.request) } });
+      }
+    });
   }
   if (caps.prompts) {
     low.setRequestHandler('prompts/list', (request) =>
@@ -124,8 +239,8 @@ export function installV2ResourceHandlers(
   low.setRequestHandler('resources/list', (request) =>
     mapped(() => service.list(request.params?.cursor)),
   );
-  low.setRequestHandler('resources/read', (request) =>
-    mapped(() => service.read(request.params.uri, options.cacheHints)),
+  low.setRequestHandler('resources/read', (request, ctx) =>
+    mapped(() => service.read(request.params.uri, options.cacheHints, userOf(ctx.http?.authInfo))),
   );
   const subscriptions = options.subscriptions;
   if (!subscriptions) return;

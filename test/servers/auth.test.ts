@@ -268,8 +268,9 @@ describe.each(SERVER_KINDS)('a protected %s server', (kind) => {
       UnauthorizedError,
     );
     expect(server.protection?.stats().forbidden).toBe(1);
-    expect(provider.pending?.searchParams.get('scope')).toBe('mcp mcp:admin');
-    const back = await visit(provider.pending as URL);
+    const pending = provider.pending as URL | undefined;
+    expect(pending?.searchParams.get('scope')).toBe('mcp mcp:admin');
+    const back = await visit(pending as URL);
     const result = await auth(provider, {
       serverUrl: server.url,
       authorizationCode: back.searchParams.get('code') ?? '',

@@ -205,7 +205,10 @@ describe.each(SERVER_KINDS)('a protected %s server', (kind) => {
     const { authServer, server } = await setUp(kind);
     const response = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     expect(response.status).toBe(401);
@@ -264,9 +267,7 @@ describe.each(SERVER_KINDS)('a protected %s server', (kind) => {
     await client.callTool({ name: 'plain' });
     provider.pending = undefined;
     // The SDK steps up by itself: it asks for the union of scopes and waits for the user.
-    await expect(client.callTool({ name: 'admin-only' })).rejects.toBeInstanceOf(
-      UnauthorizedError,
-    );
+    await expect(client.callTool({ name: 'admin-only' })).rejects.toBeInstanceOf(UnauthorizedError);
     expect(server.protection?.stats().forbidden).toBe(1);
     const pending = provider.pending as URL | undefined;
     expect(pending?.searchParams.get('scope')).toBe('mcp mcp:admin');

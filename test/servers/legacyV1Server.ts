@@ -104,6 +104,7 @@ function v1IO(
         return signal.aborted ? { kind: 'cancelled' } : askError(error);
       }
     },
+    signal: extra.signal,
     async progress(progress, total, message) {
       if (token === undefined) return;
       await extra.sendNotification({

@@ -177,6 +177,8 @@ export type AskOutcome = AskRecord['outcome'];
  */
 export interface ToolIO {
   ask(request: ClientAsk, signal: AbortSignal): Promise<AskOutcome>;
+  /** Aborts when the client cancels the call: a server then gives up its own questions too. */
+  signal: AbortSignal;
   /** A progress notification for this call; nothing when the client sent no progress token. */
   progress(progress: number, total: number, message: string): Promise<void>;
 }
@@ -430,7 +432,7 @@ export function createCatalogService(
         const controller = store.beginAsk();
         let outcome: AskOutcome;
         try {
-          outcome = await io.ask(request, controller.signal);
+          outcome = await io.ask(request, AbortSignal.any([controller.signal, io.signal]));
         } catch (error) {
           // InputNeeded (2026-07-28): nothing is in flight, the client answers with the retry.
           store.endAsk(controller, undefined);

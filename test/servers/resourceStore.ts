@@ -52,8 +52,8 @@ export interface ElicitSchema {
  * retried call's `inputResponses`; on 2025 (v2 and v1 SDKs) it sends a server-to-client request
  * related to the call (on the call's SSE stream). A client error (e.g. -32601 when the client has
  * no handler) answers `isError: true` with `<method> failed: <code> <message>`; a request the
- * server cancelled (`ResourceStore.cancelAsks`) answers `isError: true` with
- * `<method> cancelled by the server`.
+ * server cancelled (`ResourceStore.cancelAsks`, or because the client cancelled the call) answers
+ * `isError: true` with `<method> cancelled by the server`.
  */
 export interface StoredTool {
   name: string;

@@ -130,6 +130,7 @@ function legacyIO(request: CallToolRequest, ctx: ServerContext): ToolIO {
       }
     },
     progress: progressOf(request, ctx),
+    signal: ctx.mcpReq.signal,
   };
 }
 
@@ -163,6 +164,7 @@ function modernIO(request: CallToolRequest, ctx: ServerContext): ToolIO {
       return modernOutcome(ask, inputResponse(ctx.mcpReq.inputResponses, INPUT_KEY));
     },
     progress: progressOf(request, ctx),
+    signal: ctx.mcpReq.signal,
   };
 }
 

@@ -11,8 +11,9 @@
  *   npm run conformance -- --list                         print the selection and exit
  *
  * Options:
- *   --driver <path>        client driver (default conformance/driver.mjs). A .mjs/.js/.cjs file
- *                          runs on this Node (the system Node 20); anything else is executed as is.
+ *   --driver <path>        client driver (default conformance/driver.mjs, which imports the built
+ *                          package: `npm run build` first). A .mjs/.js/.cjs file runs on this Node
+ *                          (the system Node 20); anything else is executed as is.
  *   --scenario a,b         only these scenarios (names as `conformance list --client` prints them)
  *   --spec-version <v>     only runs at this spec version
  *   --quick                a representative subset, each at its newest tagged version
@@ -257,6 +258,7 @@ function driverCommand(driver) {
     }
     fail(`driver not found: ${driver}`);
   }
+  if (driver === DEFAULT_DRIVER) checkBuild();
   if (/\.ts$|\.tsx$/.test(abs)) {
     fail(
       `${driver}: Node 20 cannot run TypeScript directly; write the driver as .mjs against the built package (dist/)`,
@@ -269,6 +271,33 @@ function driverCommand(driver) {
     fail(`the suite splits --command on spaces; paths must not contain any: ${cmd}`);
   }
   return cmd;
+}
+
+/** The package's driver imports the built package: there must be one, and it should be current. */
+function checkBuild() {
+  const built = ['core.js', 'auth.js'].map((file) => join(ROOT, 'dist', file));
+  const missing = built.filter((file) => !existsSync(file));
+  if (missing.length > 0) {
+    fail(
+      `${DEFAULT_DRIVER} imports the built package, and dist/ lacks ${missing.map((f) => relative(ROOT, f)).join(', ')}: run \`npm run build\` first`,
+    );
+  }
+  const builtAt = Math.min(...built.map((file) => statSync(file).mtimeMs));
+  const newest = (dir) => {
+    let latest = { at: 0, path: dir };
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, entry.name);
+      const found = entry.isDirectory() ? newest(p) : { at: statSync(p).mtimeMs, path: p };
+      if (found.at > latest.at) latest = found;
+    }
+    return latest;
+  };
+  const source = newest(join(ROOT, 'src'));
+  if (source.at > builtAt) {
+    console.error(
+      `conformance: warning: ${relative(ROOT, source.path)} is newer than dist/; the driver tests the build (npm run build)`,
+    );
+  }
 }
 
 function findChecks(dir) {

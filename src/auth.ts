@@ -11,4 +11,4 @@ export {
   readAuthorizationResponse,
 } from './auth/oauthProvider';
 export { type KeyValueStorage, memoryStorage } from './auth/storage';
-export type { InteractiveAuth } from './core/interactiveAuth';
+export type { AuthAware, AuthControl } from './core/internals';

@@ -25,6 +25,7 @@ export type {
   StreamState,
   StreamStatus,
 } from './core/events';
+export type { AuthAware, AuthControl } from './core/internals';
 export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
 export type { ListKind, NotifiedList } from './core/lists';
 export { McpCacheSync } from './core/mcpCacheSync';
@@ -39,11 +40,13 @@ export {
   type ScopeOption,
   toolListQueryOptions,
 } from './core/queryOptions';
-export type {
-  ElicitationOptions,
-  PendingElicitation,
-  ServerRequestOptions,
+export {
+  createServerRequests,
+  type ElicitationOptions,
+  type PendingElicitation,
+  type ServerRequestOptions,
+  ServerRequests,
 } from './core/serverRequests';
 export type { McpState, McpStatus } from './core/state';
-export { type CallToolVariables, callToolMutationOptions } from './core/tools';
+export { type CallToolVariables, callTool, callToolMutationOptions } from './core/tools';
 export { expandTemplate, type TemplateValue, type TemplateVariables } from './core/uriTemplate';

@@ -7,7 +7,7 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { InteractiveAuth } from '../core/interactiveAuth';
+import type { AuthAware, AuthControl } from '../core/internals';
 import { type KeyValueStorage, memoryStorage, StoredJson } from './storage';
 
 export interface OAuthProviderOptions {
@@ -96,7 +96,7 @@ function subject(token: string | undefined): string | undefined {
  * where to go, because leaving the page (or opening a popup) needs the
  * user's gesture: `useMcp().authorize()` (or `authorize()` here) does that.
  */
-export class OAuthProvider implements OAuthClientProvider, InteractiveAuth {
+export class OAuthProvider implements OAuthClientProvider, AuthAware {
   readonly #options: OAuthProviderOptions;
   readonly #saved: StoredJson<Saved>;
   readonly #listeners = new Set<() => void>();
@@ -133,7 +133,15 @@ export class OAuthProvider implements OAuthClientProvider, InteractiveAuth {
 
   // ── what the SDK stores and reads ─────────────────────────────────────────
 
+  /*
+   * A sign-in the user is in the middle of (its URL handed out, its callback
+   * not back yet) is the one that counts: a 401 meanwhile must not replace
+   * its state, verifier and URL, or the callback would be refused.
+   */
+
   state(): string {
+    const pending = this.#saved.get().state;
+    if (this.#pending && pending) return pending;
     const state = randomState();
     this.#saved.update((saved) => ({ ...saved, state }));
     return state;
@@ -157,13 +165,14 @@ export class OAuthProvider implements OAuthClientProvider, InteractiveAuth {
 
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
     this.#saved.update((saved) => {
-      // A refresh keeps who is signed in; a new sign-in names them (the
-      // token's subject when it has one) so private data never crosses users.
-      const identity = this.#signingIn
-        ? (subject((tokens as { id_token?: string }).id_token) ??
-          subject(tokens.access_token) ??
-          randomState())
-        : (saved.identity ?? subject(tokens.access_token) ?? randomState());
+      // Who is signed in: the token's subject when it has one, so private
+      // data never crosses users. Opaque tokens say nobody: the user stays
+      // who they were (a refresh, a step-up) until they sign out.
+      const identity =
+        subject((tokens as { id_token?: string }).id_token) ??
+        subject(tokens.access_token) ??
+        saved.identity ??
+        randomState();
       return {
         ...saved,
         tokens: { ...saved.tokens, [ctx?.issuer ?? '']: tokens },
@@ -176,11 +185,13 @@ export class OAuthProvider implements OAuthClientProvider, InteractiveAuth {
   }
 
   redirectToAuthorization(url: URL): void {
+    if (this.#pending) return;
     this.#pending = url;
     this.#notify();
   }
 
   saveCodeVerifier(verifier: string): void {
+    if (this.#pending) return;
     this.#saved.update((saved) => ({ ...saved, verifier }));
   }
 
@@ -194,8 +205,13 @@ export class OAuthProvider implements OAuthClientProvider, InteractiveAuth {
     this.#saved.update((saved) => ({ ...saved, discovery }));
   }
 
+  /**
+   * Only the code exchange uses what discovery found before the redirect:
+   * any other time the SDK discovers afresh, so an authorization server that
+   * moved is noticed (and registered with anew).
+   */
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.#saved.get().discovery;
+    return this.#signingIn ? this.#saved.get().discovery : undefined;
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
@@ -216,11 +232,25 @@ export class OAuthProvider implements OAuthClientProvider, InteractiveAuth {
 
   // ── what the connection drives ────────────────────────────────────────────
 
+  /**
+   * Who signed in last, until they sign out: an expired or refused token is
+   * not someone else (their private data stays until `signOut`).
+   */
   identity(): string | undefined {
-    const saved = this.#saved.get();
-    return saved.latestTokens ? saved.identity : undefined;
+    return this.#saved.get().identity;
   }
 
+  /**
+   * Called by the connection this provider signs in for: tokens changing
+   * (here or in another tab) reach it, and `useMcp().authorize()` starts
+   * this provider's sign-in.
+   */
+  bind(control: AuthControl): () => void {
+    control.setAuthorize(() => void this.authorize().catch(control.failed));
+    return this.subscribe(() => control.signedIn(this.identity(), this.tokens() !== undefined));
+  }
+
+  /** Tokens changed (signed in, refreshed, signed out), here or in another tab. */
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => {

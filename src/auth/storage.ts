@@ -24,23 +24,36 @@ export function memoryStorage(): KeyValueStorage {
  * there, a refresh) reaches `onExternalChange`, so every tab sees the same
  * tokens.
  */
+const sharing = new WeakMap<KeyValueStorage, Map<string, Set<StoredJson<unknown>>>>();
+
 export class StoredJson<T> {
   readonly #storage: KeyValueStorage;
   readonly #key: string;
   readonly #initial: T;
+  readonly #onExternalChange: () => void;
+  /** Others on the same storage and key in this page: a write here is news to them. */
+  readonly #peers: Set<StoredJson<unknown>>;
   #cached: T | undefined;
 
   constructor(storage: KeyValueStorage, key: string, initial: T, onExternalChange: () => void) {
     this.#storage = storage;
     this.#key = key;
     this.#initial = initial;
+    this.#onExternalChange = onExternalChange;
+    let byKey = sharing.get(storage);
+    if (!byKey) {
+      byKey = new Map();
+      sharing.set(storage, byKey);
+    }
+    this.#peers = byKey.get(key) ?? new Set();
+    byKey.set(key, this.#peers);
+    this.#peers.add(this as StoredJson<unknown>);
     const target = globalThis as {
       addEventListener?: (type: 'storage', fn: (event: { key: string | null }) => void) => void;
     };
     target.addEventListener?.('storage', (event) => {
       if (event.key !== key && event.key !== null) return;
-      this.#cached = undefined;
-      onExternalChange();
+      this.#changedElsewhere();
     });
   }
 
@@ -60,5 +73,11 @@ export class StoredJson<T> {
     const next = change(this.get());
     this.#cached = next;
     this.#storage.setItem(this.#key, JSON.stringify(next));
+    for (const peer of this.#peers) if (peer !== this) peer.#changedElsewhere();
+  }
+
+  #changedElsewhere(): void {
+    this.#cached = undefined;
+    this.#onExternalChange();
   }
 }

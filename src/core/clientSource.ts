@@ -41,11 +41,11 @@ const negotiation = (protocol: ProtocolChoice) =>
 
 export interface OwnedSourceOptions {
   /** Streamable HTTP endpoint, or a factory of a fresh transport per connection. */
-  target: { url: string | URL; fetch?: typeof fetch } | { transport: () => Transport };
+  target: { url: string | URL; fetch?: typeof fetch | undefined } | { transport: () => Transport };
   clientInfo: Implementation;
   protocol: ProtocolChoice;
   /** OAuth for `url` (a transport from a factory carries its own). */
-  authProvider?: OAuthClientProvider;
+  authProvider?: OAuthClientProvider | undefined;
   /** Delays between attempts to resume a stream that ended. */
   backoff: BackoffOptions;
   /** What the client declares it can do, and the handlers behind it. */
@@ -73,8 +73,8 @@ export function ownedSource(options: OwnedSourceOptions): ClientSource {
       const transport =
         'url' in target
           ? createHttpTransport(resolveUrl(target.url), observer, {
-              ...(target.fetch && { fetch: target.fetch }),
-              ...(options.authProvider && { authProvider: options.authProvider }),
+              fetch: target.fetch,
+              authProvider: options.authProvider,
               backoff: options.backoff,
             })
           : target.transport();

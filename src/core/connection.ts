@@ -205,6 +205,17 @@ export class Connection<S extends SessionLike> {
     this.#set({ phase: 'unauthorized', error, nextRetryAt: undefined });
   }
 
+  /** Signing in failed: `error` if it cannot work as configured, else still unauthorized. */
+  signInFailed(error: unknown): void {
+    if (this.#closed) return;
+    const failure = classifyFailure(error, this.#options.label);
+    this.#set({
+      phase: failure.kind === 'permanent' ? 'error' : 'unauthorized',
+      error: failure.error,
+      nextRetryAt: undefined,
+    });
+  }
+
   /** A request on the ready connection failed: if for want of credentials, wait for them. */
   unauthorizedIf(session: S, error: unknown): void {
     const failure = classifyFailure(error, this.#options.label);

@@ -8,6 +8,7 @@ const NOT_FOUND_CODES = new Set([-32002, -32602]);
  * - `EMPTY_CONTENTS` / `WRONG_URI`: a read answered with nothing, or with another resource's
  *   content; the previous content is kept.
  * - `NOT_CONNECTED`: the connection is in `error` or `closed`, or did not come up in time.
+ * - `UNAUTHORIZED`: the server wants credentials; nothing is retried until the user signs in.
  * - `CONNECTION_LOST`: the connection (or, 2025, its notification stream) ended.
  * - `STREAM_LOST`: the change stream ended and is being re-established.
  * - `NOT_STARTED`: nothing started the connection (rendered on the server, never mounted).
@@ -23,6 +24,7 @@ export type McpQueryErrorCode =
   | 'EMPTY_CONTENTS'
   | 'WRONG_URI'
   | 'NOT_CONNECTED'
+  | 'UNAUTHORIZED'
   | 'CONNECTION_LOST'
   | 'STREAM_LOST'
   | 'NOT_STARTED'
@@ -70,12 +72,21 @@ export function isNotFound(error: unknown): boolean {
   return code !== undefined && NOT_FOUND_CODES.has(code);
 }
 
-/** Errors that retrying the same request cannot fix. */
+const PERMANENT_CODES = new Set(['INVALID_URI', 'EMPTY_CONTENTS', 'WRONG_URI', 'UNAUTHORIZED']);
+
+/**
+ * Errors that retrying the same request cannot fix: not found, a method the
+ * server lacks, an answer that was not content, and a refusal for want of
+ * credentials (only signing in helps; each retry would start another one).
+ */
 export function isPermanent(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
   return (
     isNotFound(error) ||
     rpcCode(error) === -32601 ||
-    (error instanceof McpQueryError && error.code === 'INVALID_URI')
+    name === 'UnauthorizedError' ||
+    name === 'InsufficientScopeError' ||
+    (error instanceof McpQueryError && PERMANENT_CODES.has(error.code))
   );
 }
 

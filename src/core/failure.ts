@@ -18,116 +18,75 @@ export interface Failure {
   error: Error;
 }
 
-const PERMANENT_STATUS = new Set([400, 404, 405, 406, 410, 415, 501]);
+const PERMANENT_STATUS = [400, 404, 405, 406, 410, 415, 501];
+/** Codes and error names (SDK, OAuth, JSON) that retrying the same endpoint cannot fix. */
+const PERMANENT =
+  /^(SyntaxError|CLIENT_HTTP_UNEXPECTED_CONTENT|ERR_INVALID_URL|UnsupportedProtocolVersionError|IssuerMismatchError|AuthorizationServerMismatchError|InsecureTokenEndpointError|RegistrationRejectedError)$/;
+const UNAUTHORIZED =
+  /^(UnauthorizedError|InsufficientScopeError|CLIENT_HTTP_(AUTHENTICATION|FORBIDDEN))$/;
 
-interface Inspected {
-  status: number | undefined;
-  code: string | undefined;
-  name: string | undefined;
-  body: string | undefined;
-}
-
-/** The first HTTP status, SDK code and error name found along the `cause` chain. */
-function inspect(error: unknown): Inspected {
-  const found: Inspected = { status: undefined, code: undefined, name: undefined, body: undefined };
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current !== null && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const value = current as {
-      status?: unknown;
-      code?: unknown;
-      name?: unknown;
-      data?: { status?: unknown; text?: unknown };
-      cause?: unknown;
-    };
-    const status = value.status ?? value.data?.status;
-    if (found.status === undefined && typeof status === 'number') found.status = status;
-    if (found.body === undefined && typeof value.data?.text === 'string') {
-      found.body = value.data.text;
-    }
-    if (typeof value.code === 'string') {
-      // The innermost concrete reason wins over the SDK's "negotiation failed" wrapper.
-      if (found.code === undefined || found.code === 'ERA_NEGOTIATION_FAILED')
-        found.code = value.code;
-    }
-    if (typeof value.name === 'string' && found.name !== 'UnauthorizedError') {
-      if (found.name === undefined || value.name !== 'Error') found.name = value.name;
-    }
-    current = value.cause;
-  }
-  return found;
-}
-
-function looksLikeJsonRpc(body: string | undefined): boolean {
-  const text = body?.trimStart() ?? '';
-  return text.startsWith('{') && text.includes('"jsonrpc"');
-}
-
-function kindOf({ status, code, name, body }: Inspected): FailureKind {
-  if (
-    name === 'UnauthorizedError' ||
-    name === 'InsufficientScopeError' ||
-    status === 401 ||
-    status === 403 ||
-    code === 'CLIENT_HTTP_AUTHENTICATION' ||
-    code === 'CLIENT_HTTP_FORBIDDEN'
-  ) {
-    return 'unauthorized';
-  }
-  if (status !== undefined) {
-    if (PERMANENT_STATUS.has(status)) return 'permanent';
-    // A 500 whose body is not JSON-RPC is an error page of something that is
-    // not an MCP server; a gateway's 502-504 during a restart is not.
-    if (status === 500 && !looksLikeJsonRpc(body)) return 'permanent';
-    return 'transient';
-  }
-  if (
-    name === 'SyntaxError' ||
-    code === 'CLIENT_HTTP_UNEXPECTED_CONTENT' ||
-    code === 'ERR_INVALID_URL' ||
-    name === 'UnsupportedProtocolVersionError' ||
-    name === 'IssuerMismatchError' ||
-    name === 'AuthorizationServerMismatchError' ||
-    name === 'InsecureTokenEndpointError' ||
-    name === 'RegistrationRejectedError'
-  ) {
-    return 'permanent';
-  }
-  return 'transient';
-}
-
-/** An HTML error page says nothing useful: keep the text of a short body, never markup. */
-function bodyHint(body: string | undefined): string {
-  if (!body) return '';
-  const text = body
-    .replace(/<[^>]{0,2000}>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return text ? ` — ${text.slice(0, 160)}` : '';
-}
+type Nested = {
+  status?: unknown;
+  code?: unknown;
+  name?: unknown;
+  data?: { status?: unknown; text?: unknown };
+  cause?: unknown;
+};
 
 /** Classify a failed connection attempt or request, with a message a developer can act on. */
 export function classifyFailure(error: unknown, url: string): Failure {
   if (error instanceof McpQueryError) {
     return { kind: error.code === 'INVALID_OPTIONS' ? 'permanent' : 'transient', error };
   }
-  const found = inspect(error);
-  const kind = kindOf(found);
+  // The SDK nests the concrete reason (`cause`) under "negotiation failed"
+  // wrappers: the first HTTP status and body found, and every code and name.
+  let status: number | undefined;
+  let body: string | undefined;
+  const names: string[] = [];
+  for (let at = error as Nested | undefined, depth = 0; at && depth < 8; depth += 1) {
+    const found = at.status ?? at.data?.status;
+    if (status === undefined && typeof found === 'number') status = found;
+    if (body === undefined && typeof at.data?.text === 'string') body = at.data.text;
+    names.push(String(at.code), String(at.name));
+    at = at.cause as Nested | undefined;
+  }
+  const kind: FailureKind =
+    status === 401 || status === 403 || names.some((name) => UNAUTHORIZED.test(name))
+      ? 'unauthorized'
+      : status !== undefined
+        ? PERMANENT_STATUS.includes(status) ||
+          // A 500 whose body is not JSON-RPC is the error page of something
+          // that is not an MCP server (a gateway's 502-504 is a restart).
+          (status === 500 && !body?.includes('"jsonrpc"'))
+          ? 'permanent'
+          : 'transient'
+        : names.some((name) => PERMANENT.test(name)) ||
+            // The SDK's resource-indicator check throws a plain Error: the
+            // server names another resource than the one asked for.
+            /^Protected resource .* does not match/.test(String((error as Error)?.message))
+          ? 'permanent'
+          : 'transient';
+  // An HTML error page says little: keep the text of a short body, never markup.
+  const text = body
+    ?.replace(/<[^>]{0,2000}>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 160);
+  const http = status === undefined ? '' : ` answered HTTP ${status}${text ? ` — ${text}` : ''}`;
   const original = error instanceof Error ? error.message : String(error);
-  const http =
-    found.status === undefined ? '' : ` answered HTTP ${found.status}${bodyHint(found.body)}`;
-  const what =
+  const message =
     kind === 'unauthorized'
-      ? `${url} needs authorization${found.status === undefined ? '' : ` (HTTP ${found.status})`}`
-      : kind === 'permanent'
-        ? found.status !== undefined
-          ? `${url}${http}: is this an MCP endpoint?`
-          : `${url} is not an MCP endpoint we can talk to (${original})`
-        : found.status !== undefined
-          ? `${url}${http}`
+      ? `${url} needs authorization${status === undefined ? '' : ` (HTTP ${status})`}`
+      : status !== undefined
+        ? `${url}${http}${kind === 'permanent' ? ': is this an MCP endpoint?' : ''}`
+        : kind === 'permanent'
+          ? names.some((name) => /Issuer|AuthorizationServer|Token|Registration/.test(name)) ||
+            original.startsWith('Protected resource')
+            ? `${url}: sign-in failed (${original})`
+            : `${url} is not an MCP endpoint we can talk to (${original})`
           : `${url} is unreachable (${original})`;
-  return { kind, error: new McpQueryError('NOT_CONNECTED', what, { cause: error }) };
+  const code = kind === 'unauthorized' ? 'UNAUTHORIZED' : 'NOT_CONNECTED';
+  return { kind, error: new McpQueryError(code, message, { cause: error }) };
 }
 
 const pageUrl = () => (globalThis as { location?: { href?: string } }).location?.href;

@@ -33,8 +33,8 @@ type Fetch = typeof fetch;
 export const RESUME_ATTEMPTS = 3;
 
 export interface HttpTransportOptions {
-  fetch?: Fetch;
-  authProvider?: OAuthClientProvider;
+  fetch?: Fetch | undefined;
+  authProvider?: OAuthClientProvider | undefined;
   /** Delays between resumption attempts when the server sends no `retry:`. */
   backoff: BackoffOptions;
 }
@@ -76,7 +76,7 @@ export function createHttpTransport(
       const timer = setTimeout(reconnect, wait);
       return () => clearTimeout(timer);
     },
-    ...(options.authProvider && { authProvider: options.authProvider }),
+    authProvider: options.authProvider,
     // The object replaces the SDK's defaults wholesale, so every field is given.
     reconnectionOptions: {
       initialReconnectionDelay: options.backoff.initialDelayMs,
@@ -127,7 +127,10 @@ function observedFetch(
     const message = method === 'POST' ? parseMessage(init?.body) : undefined;
     const cancelled =
       message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
-    if (cancelled !== undefined) open.get(cancelled)?.abort();
+    // The server may still say things on that stream (it cancels what it
+    // asked us meanwhile, an elicitation say): cut it only after a moment.
+    const abandoned = cancelled === undefined ? undefined : open.get(cancelled);
+    if (abandoned) (setTimeout(() => abandoned.abort(), 2000) as { unref?: () => void }).unref?.();
 
     let id: string | number | undefined;
     let request = init;

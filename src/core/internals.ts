@@ -1,4 +1,34 @@
+import type { Client } from '@modelcontextprotocol/client';
 import type { EventBus, McpEventInput } from './events';
+import type { McpCacheSyncOptions } from './options';
+
+/**
+ * What an auth provider may add so the connection follows sign-in
+ * (`createOAuthProvider` from `mcp-react-query/auth` does).
+ */
+export interface AuthAware {
+  /** Who is signed in now (stable across refreshes); undefined when nobody is. */
+  identity?(): string | undefined;
+  /** Follow this connection: report sign-ins, say what `authorize()` does. Returns unbind. */
+  bind?(control: AuthControl): () => void;
+}
+
+export interface AuthControl {
+  /**
+   * Tokens changed: who is signed in now, and whether there is a token to
+   * use (which resumes a connection waiting for one).
+   */
+  signedIn(identity: string | undefined, hasToken: boolean): void;
+  /** What `useMcp().authorize()` does from now on. */
+  setAuthorize(start: () => void): void;
+  /** Signing in failed (an issuer mismatch, a refused registration…): the status says why. */
+  failed(error: unknown): void;
+}
+
+/** A connected client's session, as optional parts see it. */
+export interface ReadySession {
+  readonly client: Client;
+}
 
 /**
  * What optional parts of the package (the diagnostics, tab sharing) need of
@@ -13,10 +43,11 @@ export interface SyncInternals {
   reread(uri: string): void;
   /** Asked when a read succeeds: should the reader say whether the content changed? */
   setCompare(compare: ((uri: string) => boolean) | undefined): void;
-  readonly options: {
-    silenceProbeMs: number | undefined;
-    diagnosticsIntervalMs: number | undefined;
-  };
+  /** The ready session (starting the connection if nothing else does), bounded by the request timeout. */
+  session(signal?: AbortSignal): Promise<ReadySession>;
+  /** A request on `session` failed: if for want of credentials, wait for them. */
+  failed(session: ReadySession, error: unknown): void;
+  readonly options: McpCacheSyncOptions;
   /** Run once when the McpCacheSync is disposed. */
   onDispose(run: () => void): void;
 }

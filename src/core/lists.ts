@@ -44,6 +44,13 @@ export function declaresListChanged(
   return (capabilities?.[list] as { listChanged?: unknown } | undefined)?.listChanged === true;
 }
 
+/**
+ * Clients whose tool list the SDK has cached (it validates tool outputs and
+ * builds 2026-07-28 tool headers from that cache): a tool call lists first
+ * only where no list query has.
+ */
+export const toolsListed = new WeakSet<Client>();
+
 export interface ListPage<T> {
   items: T[];
   ttlMs: unknown;
@@ -73,6 +80,7 @@ export async function fetchList(
     }
     case 'tools': {
       const result = await client.listTools(undefined, { cacheMode: 'refresh', ...options });
+      toolsListed.add(client);
       return { items: result.tools, ttlMs: result.ttlMs };
     }
     case 'prompts': {

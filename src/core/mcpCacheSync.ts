@@ -1,4 +1,4 @@
-import type { CallToolResult, Client, Root } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Query, QueryClient, QueryFunctionContext } from '@tanstack/query-core';
 import { defaultBackoff } from './backoff';
 import { CacheBridge } from './cacheBridge';
@@ -6,14 +6,10 @@ import { borrowedSource, ownedSource } from './clientSource';
 import { Connection } from './connection';
 import { McpQueryError } from './errors';
 import { EventBus, type McpEvent } from './events';
-import { type InteractiveAuth, interactive } from './interactiveAuth';
 import { InterestRegistry } from './interest';
-import { registerInternals } from './internals';
+import { type AuthAware, registerInternals, type SyncInternals } from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
-
-export type { McpCacheSyncOptions };
-
 import {
   adoptPartition,
   identityOf,
@@ -24,11 +20,11 @@ import { resourceListQueryOptions, resourceQueryOptions } from './queryOptions';
 import { Reader } from './reader';
 import { Retention } from './retention';
 import { attach, detach, hasRunner, isAttached, routedQueryFn } from './routing';
-import { type PendingElicitation, ServerRequests } from './serverRequests';
-import { Session, type SessionHost } from './session';
+import { Session } from './session';
 import { type McpState, StateStore } from './state';
-import { type CallToolVariables, callTool } from './tools';
 import { Waiters } from './waiters';
+
+export type { McpCacheSyncOptions };
 
 /** Engines started by their owner's lifecycle (a provider's mount), never by a query. */
 const startedByOwner = new WeakSet<McpCacheSync>();
@@ -60,55 +56,47 @@ export class McpCacheSync {
   readonly queryClient: QueryClient;
   readonly keys: McpKeys;
   #identity: PartitionIdentity;
-  readonly #authContext: string | undefined;
-  readonly #auth: InteractiveAuth | undefined;
-  #stopAuth: (() => void) | undefined;
-  readonly #serverRequests: ServerRequests;
-  readonly #toolTimeoutMs: number;
   readonly #bus = new EventBus();
   readonly #state: StateStore;
   readonly #interest: InterestRegistry;
   readonly #bridge: CacheBridge;
   readonly #connection: Connection<Session>;
-  readonly #reader: Reader;
   readonly #runner = {
     run: (context: QueryFunctionContext) => this.#run(context),
-    superseded: () => this.#startWaiters.recheck(),
+    superseded: () => this.#waiters.recheck(),
   };
-  readonly #startWaiters = new Waiters();
-  readonly #requestTimeoutMs: number;
-  #resetQueries: Query[];
+  readonly #waiters = new Waiters();
+  readonly #internals: SyncInternals;
+  readonly #reader: Reader;
+  readonly #timeoutMs: number;
+  #reset: Query[];
   #compare: ((uri: string) => boolean) | undefined;
-  readonly #onDispose: Array<() => void> = [];
+  #authorize: (() => void) | undefined;
+  readonly #disposers: Array<(() => void) | undefined> = [];
   #holders = 0;
   #teardown: ReturnType<typeof setTimeout> | undefined;
   #started = false;
   #disposed = false;
 
   constructor(options: McpCacheSyncOptions) {
-    const sources = [options.url, options.client, options.transport].filter((s) => s !== undefined);
-    if (sources.length !== 1) {
+    const { queryClient, client, transport, url, authContext } = options;
+    const sources = [url, client, transport].filter((s) => s !== undefined).length;
+    if (sources !== 1) {
       throw new McpQueryError(
         'INVALID_OPTIONS',
-        `McpCacheSync needs exactly one of \`url\`, \`client\` or \`transport\` (got ${sources.length})`,
+        `McpCacheSync needs one of url, client or transport (got ${sources})`,
       );
     }
-    const { queryClient } = options;
     this.queryClient = queryClient;
     this.keys = createMcpKeys(options.scope);
-    this.#authContext = options.authContext;
-    this.#auth = interactive(options.authProvider);
-    this.#identity = identityOf({
-      ...options,
-      authContext: options.authContext ?? this.#auth?.identity(),
-    });
-    this.#serverRequests = new ServerRequests(options);
-    this.#toolTimeoutMs = options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
+    const auth = options.authProvider as AuthAware | undefined;
+    this.#identity = identityOf({ ...options, authContext: authContext ?? auth?.identity?.() });
     const emit = this.#bus.emit;
-    const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-    this.#requestTimeoutMs = requestTimeoutMs;
+    const timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+    this.#timeoutMs = timeoutMs;
     const backoff = { ...defaultBackoff, ...options.reconnect };
     const lingerMs = options.lingerMs ?? DEFAULTS.lingerMs;
+    const requests = options.serverRequests;
 
     this.#state = new StateStore({
       client: () => this.#connection.session?.client,
@@ -117,71 +105,61 @@ export class McpCacheSync {
       emit,
     });
     this.#bus.subscribe(this.#state.apply);
-
-    this.#interest = new InterestRegistry({
+    const interest = new InterestRegistry({
       lingerMs,
       emit,
       onFlush: (desire) => this.#connection.session?.update(desire),
     });
-    this.#bridge = new CacheBridge({
+    this.#interest = interest;
+    const session = () => this.#connection.session;
+    const bridge = new CacheBridge({
       queryClient,
       keys: this.keys,
-      interest: this.#interest,
-      isCovered: (uri) => this.#connection.session?.isCovered(uri) ?? false,
-      isListCovered: (list) => this.#connection.session?.isListCovered(list) ?? false,
+      interest,
+      isCovered: (uri) => session()?.isCovered(uri) ?? false,
+      isListCovered: (list) => session()?.isListCovered(list) ?? false,
     });
+    this.#bridge = bridge;
     const retention = new Retention();
-    const host: SessionHost = {
+    const host = {
       emit,
-      desire: () => this.#interest.desire(),
-      wants: (uri) => this.#interest.wants(uri),
-      wantsList: (list) => this.#interest.wantsList(list),
-      changed: (uri) => this.#bridge.changed(uri),
-      listChanged: (list) => this.#bridge.listChanged(list),
-      coverageChanged: (change) => this.#bridge.coverageChanged(change),
-      lost: (session, reason, endSession) => this.#connection.lost(session, reason, endSession),
+      desire: () => interest.desire(),
+      wants: (uri: string) => interest.wants(uri),
+      wantsList: interest.wantsList.bind(interest),
+      changed: bridge.changed.bind(bridge),
+      listChanged: bridge.listChanged.bind(bridge),
+      coverageChanged: bridge.coverageChanged.bind(bridge),
+      lost: (lost: Session, reason: string, end: boolean) =>
+        this.#connection.lost(lost, reason, end),
     };
     this.#connection = new Connection<Session>({
-      label: options.client
-        ? 'the MCP client passed in'
-        : options.transport
-          ? 'the MCP server behind the transport factory'
-          : String(options.url),
-      source: options.client
-        ? borrowedSource(options.client)
+      label: client ? 'the MCP client passed in' : transport ? 'the transport' : String(url),
+      source: client
+        ? borrowedSource(client)
         : ownedSource({
-            target: options.transport
-              ? { transport: options.transport }
-              : {
-                  url: options.url as string | URL,
-                  ...(options.fetch && { fetch: options.fetch }),
-                },
+            target: transport ? { transport } : { url: url as string | URL, fetch: options.fetch },
             clientInfo: options.clientInfo ?? DEFAULTS.clientInfo,
             protocol: options.protocol ?? 'auto',
             backoff,
-            ...(options.authProvider && { authProvider: options.authProvider }),
-            capabilities: this.#serverRequests.capabilities(),
-            install: (client) => this.#serverRequests.install(client),
+            authProvider: options.authProvider,
+            capabilities: requests?.capabilities() ?? {},
+            install: (fresh) => requests?.install(fresh),
           }),
       backoff,
-      requestTimeoutMs,
+      requestTimeoutMs: timeoutMs,
       emit,
-      open: (client, observed) => {
+      open: (fresh, observed) => {
         const { reconnects, lastLoss } = this.#connection.state;
+        const history = {
+          reopenCount: reconnects,
+          lastCloseReason: lastLoss === undefined ? undefined : ('remote' as const),
+        };
+        const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs;
+        const settings = { backoff, ackTimeoutMs, requestTimeoutMs: timeoutMs, retention };
         return new Session(
-          client,
+          fresh,
           host,
-          {
-            backoff,
-            ackTimeoutMs: options.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs,
-            requestTimeoutMs,
-            retention,
-            releaseAfterMs: 10 * lingerMs,
-            history: {
-              reopenCount: reconnects,
-              lastCloseReason: lastLoss === undefined ? undefined : 'remote',
-            },
-          },
+          { ...settings, releaseAfterMs: 10 * lingerMs, history },
           observed,
         );
       },
@@ -189,36 +167,39 @@ export class McpCacheSync {
     this.#reader = new Reader({
       queryClient,
       connection: this.#connection,
-      interest: this.#interest,
-      bridge: this.#bridge,
+      interest,
+      bridge,
       emit,
       fence: () => this.#fence(),
-      requestTimeoutMs,
+      requestTimeoutMs: timeoutMs,
       compare: () => this.#compare,
     });
 
     // Serve this scope from now on: the previous server's data, or another
     // identity's private data, is gone before anything renders with it.
     attach(queryClient, this.keys.scope, this.#runner);
-    this.#bridge.registerDefaults(routedQueryFn(this.keys.scope));
-    this.#resetQueries = adoptPartition(queryClient, this.keys, this.#identity);
-    registerInternals(this, {
+    bridge.registerDefaults(routedQueryFn(this.keys.scope));
+    this.#reset = adoptPartition(queryClient, this.keys, this.#identity);
+    this.#internals = {
       bus: this.#bus,
       facts: () => [
         { type: 'connection', state: this.#connection.state },
-        ...(this.#connection.session?.facts() ?? []),
-        ...this.#interest.facts(),
+        ...(session()?.facts() ?? []),
+        ...interest.facts(),
       ],
-      reread: (uri) => this.#bridge.changed(uri),
+      reread: (uri) => bridge.changed(uri),
       setCompare: (compare) => {
         this.#compare = compare;
       },
-      options: {
-        silenceProbeMs: options.silenceProbeMs,
-        diagnosticsIntervalMs: options.diagnosticsIntervalMs,
+      session: async (signal) => {
+        if (!startedByOwner.has(this)) this.#start();
+        return this.#connection.whenReady(signal, timeoutMs);
       },
-      onDispose: (run) => this.#onDispose.push(run),
-    });
+      failed: (failed, error) => this.#connection.unauthorizedIf(failed as Session, error),
+      options,
+      onDispose: (run) => this.#disposers.push(run),
+    };
+    registerInternals(this, this.#internals);
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────
@@ -232,15 +213,13 @@ export class McpCacheSync {
     if (this.#disposed) throw new McpQueryError('DISPOSED', 'this McpCacheSync was disposed');
     this.#holders += 1;
     clearTimeout(this.#teardown);
-    this.#teardown = undefined;
     this.#start();
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#holders -= 1;
-      if (this.#holders > 0) return;
-      this.#teardown = setTimeout(() => void this.dispose(), 0);
+      if (this.#holders === 0) this.#teardown = setTimeout(() => void this.dispose(), 0);
     };
   }
 
@@ -254,12 +233,11 @@ export class McpCacheSync {
     this.#disposed = true;
     clearTimeout(this.#teardown);
     detach(this.queryClient, this.keys.scope, this.#runner);
-    this.#stopAuth?.();
-    this.#startWaiters.releaseAll();
+    this.#waiters.releaseAll();
     this.#bridge.dispose();
     this.#interest.dispose();
     await this.#connection.dispose();
-    for (const run of this.#onDispose.splice(0)) run();
+    for (const run of this.#disposers.splice(0)) run?.();
   }
 
   /** Drop the connection and streams and establish them again now. */
@@ -268,51 +246,12 @@ export class McpCacheSync {
   };
 
   /**
-   * Sign in (the `authProvider` from `mcp-react-query/auth` navigates or
-   * opens a popup); the connection resumes by itself once a token arrives.
-   * With any other provider, connect again (after the app signed in).
+   * Sign in: an `authProvider` from `mcp-react-query/auth` navigates or opens
+   * a popup, and the connection resumes by itself once a token arrives. With
+   * any other provider, connect again (after the app signed in).
    */
   authorize = (): void => {
-    if (this.#disposed) return;
-    if (this.#auth) void this.#auth.authorize().catch(() => {});
-    else this.reconnect();
-  };
-
-  /**
-   * Call a tool. `isError` results are returned (the tool ran and failed);
-   * transport and protocol failures throw. Waits for the connection like a
-   * read does (bounded by `requestTimeoutMs`).
-   */
-  async callTool(variables: CallToolVariables): Promise<CallToolResult> {
-    if (!startedByOwner.has(this)) this.#start();
-    const session = await this.#connection.whenReady(variables.signal, this.#requestTimeoutMs);
-    try {
-      return await callTool(session.client, variables, this.#toolTimeoutMs);
-    } catch (error) {
-      this.#connection.unauthorizedIf(session, error);
-      throw error;
-    }
-  }
-
-  /** New roots for the server (`roots/list`); a 2025 server is told they changed. */
-  setRoots(roots: Root[]): void {
-    this.#serverRequests.setRoots(roots, this.#connection.session?.client);
-  }
-
-  /** Elicitations waiting for the user, for a UI to render and answer. */
-  getElicitations = (): readonly PendingElicitation[] => this.#serverRequests.pending.get();
-  /**
-   * Listen to the pending elicitations. While anyone listens, elicitations
-   * wait to be answered; with no listener (and no `onElicitation`) they are
-   * declined at once.
-   */
-  subscribeElicitations = (listener: () => void): (() => void) => {
-    const stopAnswering = this.#serverRequests.answer();
-    const unsubscribe = this.#serverRequests.pending.subscribe(listener);
-    return () => {
-      unsubscribe();
-      stopAnswering();
-    };
+    if (!this.#disposed) (this.#authorize ?? this.reconnect)();
   };
 
   // ── public state ─────────────────────────────────────────────────────────
@@ -325,9 +264,7 @@ export class McpCacheSync {
 
   /** Resolves with the connected client (waits through connecting/reconnecting, bounded). */
   async whenReady(signal?: AbortSignal): Promise<Client> {
-    if (!startedByOwner.has(this)) this.#start();
-    const session = await this.#connection.whenReady(signal, this.#requestTimeoutMs);
-    return session.client;
+    return (await this.#internals.session(signal)).client;
   }
 
   /** Key and query function of one resource on this scope. */
@@ -348,68 +285,69 @@ export class McpCacheSync {
     // The one that starts serves: of two built for one provider (React may
     // render twice and keep either), the mounted one takes the scope back.
     attach(this.queryClient, this.keys.scope, this.#runner);
-    this.#resetQueries.push(...adoptPartition(this.queryClient, this.keys, this.#identity));
-    this.#startWaiters.recheck();
+    this.#reset.push(...adoptPartition(this.queryClient, this.keys, this.#identity));
+    this.#waiters.recheck();
     this.#bridge.start();
-    this.#stopAuth = this.#auth?.subscribe(() => this.#authChanged());
+    this.#disposers.push(
+      (this.#internals.options.authProvider as AuthAware | undefined)?.bind?.({
+        signedIn: (identity, hasToken) => this.#signedIn(identity, hasToken),
+        setAuthorize: (start) => {
+          this.#authorize = start;
+        },
+        failed: (error) => this.#connection.signInFailed(error),
+      }),
+    );
     this.#connection.start();
     // Entries reset when this identity took over, and queries that ran into
     // a not-yet-started connection, load now.
-    const reset = new Set(this.#resetQueries);
-    this.#resetQueries = [];
-    void this.queryClient
-      .refetchQueries({
-        type: 'active',
-        predicate: (query) =>
-          reset.has(query) ||
-          (query.state.status === 'pending' &&
-            query.state.fetchStatus === 'idle' &&
-            (this.keys.uriOf(query.queryKey) !== undefined ||
-              this.keys.listOf(query.queryKey) !== undefined)),
-      })
-      .catch(() => {});
+    const reset = new Set(this.#reset);
+    this.#reset = [];
+    this.#refetch(
+      (query) =>
+        reset.has(query) ||
+        (query.state.status === 'pending' &&
+          query.state.fetchStatus === 'idle' &&
+          (this.keys.uriOf(query.queryKey) ?? this.keys.listOf(query.queryKey)) !== undefined),
+    );
+  }
+
+  #refetch(predicate: (query: Query) => boolean): void {
+    void this.queryClient.refetchQueries({ type: 'active', predicate }).catch(() => {});
   }
 
   /**
    * Tokens changed. Someone else signed in: their private data is not the
    * previous user's (rule 12). Signed in at all: connect, if waiting for it.
    */
-  #authChanged(): void {
-    if (this.#disposed || !this.#auth) return;
-    const identity = this.#authContext ?? this.#auth.identity();
-    if (identity !== this.#identity.auth) {
-      this.#identity = { ...this.#identity, auth: identity };
+  #signedIn(identity: string | undefined, hasToken: boolean): void {
+    if (this.#disposed) return;
+    const auth = this.#internals.options.authContext ?? identity;
+    if (auth !== this.#identity.auth) {
+      this.#identity = { ...this.#identity, auth };
       const reset = adoptPartition(this.queryClient, this.keys, this.#identity);
-      void this.queryClient
-        .refetchQueries({ type: 'active', predicate: (query) => reset.includes(query) })
-        .catch(() => {});
+      this.#refetch((query) => reset.includes(query));
     }
-    if (identity !== undefined && this.#connection.state.phase === 'unauthorized') {
-      this.#connection.reconnect();
-    }
+    if (hasToken && this.#connection.state.phase === 'unauthorized') this.reconnect();
   }
 
-  async #run(context: QueryFunctionContext): Promise<unknown> {
-    const { queryKey, signal } = context;
-    if (!this.#started && !startedByOwner.has(this)) this.#start();
+  async #run({ queryKey, signal }: QueryFunctionContext): Promise<unknown> {
+    if (!startedByOwner.has(this)) this.#start();
     if (!this.#started) {
       if (typeof document === 'undefined') {
         throw new McpQueryError(
           'NOT_STARTED',
-          'McpProvider opens no connection while rendering on the server; this query runs in the browser',
+          'McpProvider does not connect while rendering on the server',
         );
       }
       // A child's query runs before its provider's mount effect: wait for it.
-      await this.#startWaiters.wait(() => this.#started || !this.#serving(), {
-        timeoutMs: this.#requestTimeoutMs,
+      await this.#waiters.wait(() => this.#started || !this.#serving(), {
+        timeoutMs: this.#timeoutMs,
         signal,
       });
       signal.throwIfAborted();
     }
     this.#fence();
-    if (!this.#started) {
-      throw new McpQueryError('NOT_STARTED', 'the McpProvider serving this query never mounted');
-    }
+    if (!this.#started) throw new McpQueryError('NOT_STARTED', 'the McpProvider never mounted');
     const list = this.keys.listOf(queryKey);
     if (list) return this.#reader.list(list, queryKey, signal);
     const prefix = this.keys.resourcePrefix();
@@ -426,10 +364,9 @@ export class McpCacheSync {
    */
   #fence(): void {
     if (this.#serving()) return;
-    if (hasRunner(this.queryClient, this.keys.scope)) {
-      throw new McpQueryError('SUPERSEDED', 'another McpCacheSync serves this QueryClient now');
-    }
-    throw new McpQueryError('DISPOSED', 'the McpCacheSync that started this query was disposed');
+    throw hasRunner(this.queryClient, this.keys.scope)
+      ? new McpQueryError('SUPERSEDED', 'another McpCacheSync serves this QueryClient now')
+      : new McpQueryError('DISPOSED', 'the McpCacheSync of this query was disposed');
   }
 
   #serving(): boolean {

@@ -6,9 +6,9 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { QueryClient } from '@tanstack/query-core';
 import type { ProtocolChoice } from './clientSource';
-import type { ServerRequestOptions } from './serverRequests';
+import type { ServerRequests } from './serverRequests';
 
-export interface McpCacheSyncOptions extends ServerRequestOptions {
+export interface McpCacheSyncOptions {
   queryClient: QueryClient;
   /** Streamable HTTP endpoint. Exactly one of `url`, `client`, `transport`. */
   url?: string | URL;
@@ -53,6 +53,11 @@ export interface McpCacheSyncOptions extends ServerRequestOptions {
   silenceProbeMs?: number;
   /** Bound on a tool call; progress notifications restart it (ms, default 120 s). */
   toolTimeoutMs?: number;
+  /**
+   * Let the server ask things of the client (elicitation, sampling, roots):
+   * `createServerRequests({ … })`. Without it the client declares none.
+   */
+  serverRequests?: ServerRequests;
 }
 
 export const DEFAULTS = {

@@ -12,14 +12,14 @@ export function checkContents(uri: string, result: ReadResourceResult): void {
   if (!Array.isArray(contents) || contents.length === 0) {
     throw new McpQueryError(
       'EMPTY_CONTENTS',
-      `resources/read of ${uri} returned no contents; the previous content is kept`,
+      `resources/read of ${uri} returned no contents (what was shown stays)`,
     );
   }
   const named = contents.map((item) => (item as { uri?: unknown } | null)?.uri);
   if (!named.some((other) => typeof other === 'string' && sameResource(other, uri))) {
     throw new McpQueryError(
       'WRONG_URI',
-      `resources/read of ${uri} returned contents for ${String(named[0]).slice(0, 200)}; the previous content is kept`,
+      `resources/read of ${uri} returned contents for ${String(named[0]).slice(0, 200)}; what was shown stays`,
     );
   }
 }

@@ -65,8 +65,10 @@ export class Reader {
         emit({ type: 'read', phase: 'success', uri, ...(changed !== undefined && { changed }) });
         return result;
       } catch (error) {
-        if (!signal.aborted)
+        if (!signal.aborted) {
           emit({ type: 'read', phase: 'error', uri, error: errorMessage(error) });
+          this.#options.connection.unauthorizedIf(session, error);
+        }
         throw error;
       }
     } finally {
@@ -90,8 +92,10 @@ export class Reader {
       emit({ type: 'list', list: kind, phase: 'success', count: page.items.length });
       return page.items;
     } catch (error) {
-      if (!signal.aborted)
+      if (!signal.aborted) {
         emit({ type: 'list', list: kind, phase: 'error', error: errorMessage(error) });
+        this.#options.connection.unauthorizedIf(session, error);
+      }
       throw error;
     }
   }

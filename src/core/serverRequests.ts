@@ -60,6 +60,8 @@ export class ServerRequests {
   readonly #options: ServerRequestOptions;
   readonly pending = new Store<readonly PendingElicitation[]>(NO_PENDING);
   #roots: Root[] | undefined;
+  /** The latest client handlers were installed on (the connected one). */
+  #client: Client | undefined;
   #answerers = 0;
   #nextId = 0;
 
@@ -86,6 +88,7 @@ export class ServerRequests {
 
   /** Register the handlers on a fresh client (before it connects). */
   install(client: Client): void {
+    this.#client = client;
     const capabilities = this.capabilities();
     if (capabilities.elicitation) {
       client.setRequestHandler('elicitation/create', (request, context) =>
@@ -107,21 +110,28 @@ export class ServerRequests {
    * New roots. A 2025 server is told (`notifications/roots/list_changed`);
    * a 2026-07-28 server asks for them when it needs them.
    */
-  setRoots(roots: Root[], client: Client | undefined): void {
+  setRoots(roots: Root[]): void {
     this.#roots = roots;
+    const client = this.#client;
     if (client?.getProtocolEra() === 'legacy') void client.sendRootsListChanged().catch(() => {});
   }
 
-  /** A UI that answers elicitations is mounted while the returned function is not called. */
-  answer(): () => void {
+  /** The elicitations waiting for the user. */
+  getElicitations = (): readonly PendingElicitation[] => this.pending.get();
+
+  /**
+   * Listen to the pending elicitations. While anyone listens, elicitations
+   * wait to be answered; with no listener (and no `onElicitation`) they are
+   * declined at once.
+   */
+  subscribeElicitations = (listener: () => void): (() => void) => {
     this.#answerers += 1;
-    let done = false;
+    const unsubscribe = this.pending.subscribe(listener);
     return () => {
-      if (done) return;
-      done = true;
+      unsubscribe();
       this.#answerers -= 1;
     };
-  }
+  };
 
   #elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
     const { onElicitation } = this.#options;
@@ -147,4 +157,13 @@ export class ServerRequests {
       this.pending.set([...this.pending.get(), entry]);
     });
   }
+}
+
+/**
+ * What the client lets the server ask of it, for `McpProvider`'s (or
+ * McpCacheSync's) `serverRequests`. Create it once (module scope, `useState`):
+ * the capabilities are declared when connecting.
+ */
+export function createServerRequests(options: ServerRequestOptions): ServerRequests {
+  return new ServerRequests(options);
 }

@@ -1,6 +1,8 @@
 import type { CallToolResult, Client, Progress } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
+import { internalsOf } from './internals';
 import type { McpKeys } from './keys';
+import { toolsListed } from './lists';
 
 /** What a tool call takes: the tool, its arguments, and optionally where progress goes. */
 export interface CallToolVariables {
@@ -11,8 +13,24 @@ export interface CallToolVariables {
   signal?: AbortSignal;
 }
 
-/** Clients whose tool list the SDK has cached (it validates outputs and builds headers from it). */
-const listed = new WeakSet<Client>();
+/**
+ * Call a tool through an McpCacheSync: waits for the connection like a read
+ * does (bounded by `requestTimeoutMs`); a refusal for want of credentials
+ * makes the connection `unauthorized`.
+ */
+export async function callTool(
+  sync: object,
+  variables: CallToolVariables,
+): Promise<CallToolResult> {
+  const internals = internalsOf(sync);
+  const session = await internals.session(variables.signal);
+  try {
+    return await callOn(session.client, variables, internals.options.toolTimeoutMs ?? 120_000);
+  } catch (error) {
+    internals.failed(session, error);
+    throw error;
+  }
+}
 
 /**
  * One tool call on a connected client. An `isError` result is data (the tool
@@ -20,14 +38,14 @@ const listed = new WeakSet<Client>();
  * The SDK validates structured output and builds 2026-07-28 tool headers
  * from its cached tool list, so that list is fetched once per client first.
  */
-export async function callTool(
+async function callOn(
   client: Client,
   variables: CallToolVariables,
   timeoutMs: number,
 ): Promise<CallToolResult> {
-  if (!listed.has(client) && client.getServerCapabilities()?.tools) {
+  if (!toolsListed.has(client) && client.getServerCapabilities()?.tools) {
     await client.listTools(undefined, { cacheMode: 'refresh', timeout: timeoutMs });
-    listed.add(client);
+    toolsListed.add(client);
   }
   const result = await client.callTool(
     { name: variables.name, ...(variables.arguments && { arguments: variables.arguments }) },
@@ -45,15 +63,12 @@ export async function callTool(
  * Options for TanStack's `useMutation` / `MutationObserver` that call a tool
  * through an McpCacheSync (the React `useCallTool` uses them).
  */
-export function callToolMutationOptions(sync: {
-  keys: McpKeys;
-  callTool(variables: CallToolVariables): Promise<CallToolResult>;
-}): {
+export function callToolMutationOptions(sync: { keys: McpKeys }): {
   mutationKey: QueryKey;
   mutationFn: (variables: CallToolVariables) => Promise<CallToolResult>;
 } {
   return {
     mutationKey: sync.keys.callTool(),
-    mutationFn: (variables) => sync.callTool(variables),
+    mutationFn: (variables) => callTool(sync, variables),
   };
 }

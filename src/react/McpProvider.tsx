@@ -12,10 +12,10 @@ export interface McpProviderProps extends Omit<McpCacheSyncOptions, 'queryClient
 /**
  * Owns one MCP connection and its change stream for the tree below. A new
  * connection is made when what identifies it changes: the server (`url`,
- * `client`, or `transport` — keep a factory's identity stable, e.g. module
- * scope or `useCallback`), `protocol`, `scope` or `authContext`. Other
- * options are read when the connection is made; changing them later does
- * not reconnect.
+ * `client`, or `transport`), `protocol`, `scope`, `authContext`,
+ * `authProvider` or `serverRequests` — create objects and factories once
+ * (module scope, `useState`, `useCallback`). Other options are read when the
+ * connection is made; changing them later does not reconnect.
  *
  * Constructing the McpCacheSync during render is safe: it opens nothing. It
  * takes over its QueryClient scope at once — so the children's first render
@@ -26,16 +26,8 @@ export function McpProvider({ children, queryClient, ...options }: McpProviderPr
   const client = useQueryClient(queryClient);
   const latest = useRef(options);
   latest.current = options;
-  const {
-    url,
-    client: mcpClient,
-    transport,
-    protocol,
-    scope,
-    authContext,
-    authProvider,
-    roots,
-  } = options;
+  const { url, client: mcpClient, transport, protocol, scope, authContext } = options;
+  const { authProvider, serverRequests } = options;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the list is the connection's identity on purpose; other options are read through `latest`
   const sync = useMemo(() => {
     const created = new McpCacheSync({ ...latest.current, queryClient: client });
@@ -49,6 +41,8 @@ export function McpProvider({ children, queryClient, ...options }: McpProviderPr
     protocol,
     scope,
     authContext,
+    authProvider,
+    serverRequests,
   ]);
   useEffect(() => sync.mount(), [sync]);
   const parent = useContext(McpContext);

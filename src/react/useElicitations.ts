@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { internalsOf } from '../core/internals';
 import type { PendingElicitation } from '../core/serverRequests';
 import { useMcpSync } from './context';
 
@@ -7,13 +8,19 @@ import { useMcpSync } from './context';
  * form for each from `params.requestedSchema`, then `accept(content)`,
  * `decline()` or `cancel()`. While a component uses this hook, elicitations
  * wait for it; without one (and without `onElicitation`), they are declined
- * at once. Needs `elicitation` on the McpProvider.
+ * at once. Needs `serverRequests={createServerRequests({ elicitation: true })}`
+ * on the McpProvider.
  */
 export function useElicitations(scope?: string): readonly PendingElicitation[] {
-  const sync = useMcpSync('useElicitations', scope);
+  const requests = internalsOf(useMcpSync('useElicitations', scope)).options.serverRequests;
+  if (!requests) {
+    throw new Error(
+      'useElicitations needs serverRequests={createServerRequests(…)} on McpProvider',
+    );
+  }
   return useSyncExternalStore(
-    sync.subscribeElicitations,
-    sync.getElicitations,
-    sync.getElicitations,
+    requests.subscribeElicitations,
+    requests.getElicitations,
+    requests.getElicitations,
   );
 }

@@ -348,7 +348,9 @@ describe('subscribe answers from a hostile 2025 server', () => {
     });
     const view = h.mount(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await eventually(() => expect(reasons.some((reason) => /subscribe failed/.test(reason))).toBe(true));
+    await eventually(() =>
+      expect(reasons.some((reason) => /subscribe failed/.test(reason))).toBe(true),
+    );
     // A timeout is not an answer: the server never said no, and it answers now.
     await h.acknowledged(URI, 10_000);
     h.server.setText(URI, 'v2');

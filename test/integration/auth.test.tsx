@@ -235,12 +235,7 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
     expect(authServer.stats().refreshes).toBeGreaterThanOrEqual(1);
   });
 
-  // LIBRARY DEFECT (it.fails): a read refused for want of credentials (401, the refresh token
-  // refused too: the SDK throws UnauthorizedError from the read) leaves the connection `ready`;
-  // only tool calls report such a failure (src/core/tools.ts → internals.failed →
-  // Connection.unauthorizedIf). src/core/reader.ts never does, so an app that only reads never
-  // sees `unauthorized` and has nothing to show a sign-in button for; the query just errors.
-  it.fails('when the refresh token is refused too, a read makes the connection unauthorized', async () => {
+  it('when the refresh token is refused too, a read makes the connection unauthorized', async () => {
     const { authServer, server, sync, browser } = await signedIn(kind);
     const inbox = observeResource(sync, INBOX);
     cleanups.push(inbox.unmount);
@@ -273,14 +268,7 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
     expect(provider.identity()).toBe('alice');
   });
 
-  // LIBRARY DEFECT (it.fails): one provider runs one authorization at a time only by luck. When
-  // a request is refused (401) while the user is signing in (popup open, or here: between the
-  // authorization page and the callback), the SDK's auth() for that request calls state() and
-  // saveCodeVerifier() again (src/auth/oauthProvider.ts): the stored state and PKCE verifier
-  // are replaced, and the user's callback is then rejected as "state mismatch". It happens as
-  // soon as anything reads while signed out on a connection that stays `ready` (see the read
-  // defect above), e.g. after signOut() or a refused refresh.
-  it.fails('a sign-in in progress survives a request refused meanwhile', async () => {
+  it('a sign-in in progress survives a request refused meanwhile', async () => {
     const { server } = await protectedServer(kind);
     const { provider, browser } = oauthProvider(server);
     const { sync } = connect(server, provider);
@@ -288,9 +276,15 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
     const started = provider.pendingAuthorization;
     browser.meanwhile = async () => {
       // The user is on the authorization page; meanwhile a request is refused (here: the
-      // connection tries again) and the SDK authorizes for it.
+      // connection tries again) and the SDK starts an authorization for it, which must not
+      // replace the one in progress.
+      const challenged = server.protection?.stats().challenged ?? 0;
       sync.reconnect();
-      await eventually(() => expect(provider.pendingAuthorization).not.toBe(started));
+      await eventually(() =>
+        expect(server.protection?.stats().challenged ?? 0).toBeGreaterThan(challenged),
+      );
+      await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+      expect(provider.pendingAuthorization).toBe(started);
     };
     sync.authorize();
     await eventually(() => expect(browser.visited).toHaveLength(1));
@@ -335,12 +329,7 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
     expect(authServer.stats().authorizations).toBe(1);
   });
 
-  // MISSING IN THE LIBRARY (it.fails): two providers on one storage in the same page (or in a
-  // runtime without `storage` events, e.g. React Native, tests) do not hear of each other's
-  // sign-in: StoredJson (src/auth/storage.ts) caches the value and only re-reads on a window
-  // `storage` event, which a same-window write never fires. The first connection stays
-  // unauthorized although valid tokens are in its storage.
-  it.fails('tokens saved by another provider on the same storage, same page, resume the connection', async () => {
+  it('tokens saved by another provider on the same storage, same page, resume the connection', async () => {
     const { server } = await protectedServer(kind);
     const storage = memoryStorage();
     const first = oauthProvider(server, { storage, storageKey: 'shared' });
@@ -440,10 +429,7 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     });
   });
 
-  // LIBRARY DEFECT (it.fails), the same as "when the refresh token is refused too" above: after
-  // signOut() the re-read of private data is refused (401) and errors, but useMcp() stays
-  // `ready`.
-  it.fails('signing out makes the connection unauthorized once the server refuses a request', async () => {
+  it('signing out makes the connection unauthorized once the server refuses a request', async () => {
     const { server } = await protectedServer(kind);
     const { provider } = oauthProvider(server);
     renderApp({ url: server.url, authProvider: provider });

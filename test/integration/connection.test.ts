@@ -117,7 +117,7 @@ describe('connection sources and protocol choice', () => {
 
   it('exactly one of url, client or transport is required', () => {
     expect(() => new McpCacheSync({ queryClient: new QueryClient() })).toThrow(
-      'exactly one of `url`, `client` or `transport`',
+      'needs one of url, client or transport',
     );
   });
 });

@@ -328,44 +328,32 @@ describe.each(ERA_CASES)('server requests ($kind)', ({ kind, era }) => {
       );
     });
 
-    // LIBRARY DEFECT on 2025 (it.fails): aborting the call makes the package's fetch wrapper
-    // (src/core/httpTransport.ts, observedFetch: "ends the HTTP request of a call the client gave
-    // up on") abort the call's POST stream as it sends notifications/cancelled. The server then
-    // cancels its nested elicitation/create with notifications/cancelled related to the call,
-    // i.e. on that very stream, which is gone: the client never hears of it and the entry stays
-    // in useElicitations() until the connection ends. The bare SDK keeps the stream open and does
-    // get the cancellation (test/servers/interactive.test.ts shows the server sends it).
-    const abortedCallLeavesTheList = era === 'legacy' ? it.fails : it;
-    abortedCallLeavesTheList(
-      'an elicitation whose call the app aborts leaves the list',
-      async () => {
-        const server = await serve(kind);
-        const { sync, serverRequests } = connect(server.url, { elicitation: true });
-        const stop = serverRequests.subscribeElicitations(() => {});
-        cleanups.push(stop);
-        const controller = new AbortController();
-        const call = callTool(sync, { name: 'ask', signal: controller.signal });
-        call.catch(() => {});
-        await eventually(() => expect(serverRequests.getElicitations()).toHaveLength(1));
-        controller.abort();
-        await expect(call).rejects.toThrow();
-        // The server gave up its question (its own record says so) ...
-        await eventually(() => expect(server.store.pendingAsks()).toBe(0));
-        // ... and the client must drop it from the list.
-        await eventually(() => expect(serverRequests.getElicitations()).toEqual([]), {
-          timeout: 1000,
-        });
-      },
-    );
+    // The package ends the HTTP request of a call given up on only a moment after the
+    // cancellation, so the server's cancellation of its nested question still arrives.
+    it('an elicitation whose call the app aborts leaves the list', async () => {
+      const server = await serve(kind);
+      const { sync, serverRequests } = connect(server.url, { elicitation: true });
+      const stop = serverRequests.subscribeElicitations(() => {});
+      cleanups.push(stop);
+      const controller = new AbortController();
+      const call = callTool(sync, { name: 'ask', signal: controller.signal });
+      call.catch(() => {});
+      await eventually(() => expect(serverRequests.getElicitations()).toHaveLength(1));
+      controller.abort();
+      await expect(call).rejects.toThrow();
+      // The server gave up its question (its own record says so) ...
+      await eventually(() => expect(server.store.pendingAsks()).toBe(0));
+      // ... and the client must drop it from the list.
+      await eventually(() => expect(serverRequests.getElicitations()).toEqual([]), {
+        timeout: 1000,
+      });
+    });
   });
 
   describe('a user slower than toolTimeoutMs', () => {
     // 2025: the server asks while the tools/call request is open, so the call's timeout runs
     // while the user fills in the form. The call times out; its elicitation must not stay.
-    // LIBRARY DEFECT (it.fails), the same as "an elicitation whose call the app aborts": the
-    // timed-out call's POST stream is closed by the package, the server's cancellation of its
-    // question never arrives, and the form stays in useElicitations() for nobody.
-    it.runIf(era === 'legacy').fails(
+    it.runIf(era === 'legacy')(
       '2025: the call times out and its elicitation leaves the list',
       async () => {
         const server = await serve(kind);

@@ -13,6 +13,7 @@ export default defineConfig({
         index: 'src/index.ts',
         core: 'src/core.ts',
         auth: 'src/auth.ts',
+        tabs: 'src/tabs.ts',
         devtools: 'src/devtools.ts',
         'devtools.noop': 'src/devtools.noop.ts',
         server: 'src/server/index.ts',

@@ -18,7 +18,12 @@ import { packPackage } from './lib/pack.mjs';
 import { bin, CheckFailed, main, must, run, seconds } from './lib/run.mjs';
 
 const CLIENT_ENTRIES = ['./dist/index.js', './dist/devtools.js', './dist/devtools.noop.js'];
-const SERVER_SAFE_ENTRIES = ['./dist/core.js', './dist/auth.js', './dist/server.js'];
+const SERVER_SAFE_ENTRIES = [
+  './dist/core.js',
+  './dist/auth.js',
+  './dist/tabs.js',
+  './dist/server.js',
+];
 const ALLOWED_FILES = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/.+)$/;
 
 const failures = [];

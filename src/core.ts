@@ -25,12 +25,17 @@ export type {
   StreamState,
   StreamStatus,
 } from './core/events';
-export type { AuthAware, AuthControl } from './core/internals';
+export type { AuthAware, AuthControl, TabSharingOption } from './core/internals';
 export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
 export type { ListKind, NotifiedList } from './core/lists';
 export { McpCacheSync } from './core/mcpCacheSync';
 export { mcpDiagnostics } from './core/mcpDiagnostics';
 export type { McpCacheSyncOptions } from './core/options';
+export {
+  createShouldPersistQuery,
+  type PersistOptions,
+  shouldPersistQuery,
+} from './core/persist';
 export {
   type McpQueryOptions,
   promptListQueryOptions,

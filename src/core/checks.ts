@@ -74,6 +74,8 @@ export interface McpDiagnostics {
     readErrors: number;
   };
   lastMalformed: { method: string; reason: string; at: number } | undefined;
+  /** With tab sharing: whether this tab holds the connection, how many tabs share it, leader changes. */
+  tabs: { leader: boolean; tabs: number; handovers: number } | undefined;
   checks: DiagnosticCheck[];
 }
 

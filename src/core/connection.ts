@@ -79,6 +79,8 @@ export class Connection<S extends SessionLike> {
   #readyAt = 0;
   #started = false;
   #closed = false;
+  /** Bumped by stop(): an attempt of an earlier run may no longer become the session. */
+  #epoch = 0;
 
   constructor(options: ConnectionOptions<S>) {
     this.#options = options;
@@ -103,6 +105,22 @@ export class Connection<S extends SessionLike> {
     this.#emitState();
     this.#waiters.recheck();
     this.#connect();
+  }
+
+  /**
+   * Let go of the connection but stay startable: a tab handing the
+   * connection over to another tab (tab sharing) keeps its cache and state.
+   */
+  stop(): Promise<void> {
+    if (!this.#started || this.#closed) return Promise.resolve();
+    this.#started = false;
+    this.#epoch += 1;
+    this.#retry.cancel();
+    this.#backoffAttempt = 0;
+    this.#permanentFailures = 0;
+    const ending = this.#end(true);
+    this.#set({ phase: 'connecting', error: undefined, attempt: 0, nextRetryAt: undefined });
+    return ending;
   }
 
   /** Drop the current connection and connect again now, skipping any backoff wait. */
@@ -236,6 +254,8 @@ export class Connection<S extends SessionLike> {
 
   async #run(): Promise<void> {
     const { source, open, requestTimeoutMs } = this.#options;
+    const epoch = this.#epoch;
+    const current = () => !this.#closed && epoch === this.#epoch;
     let session: S | undefined;
     let client: Client | undefined;
     try {
@@ -247,13 +267,13 @@ export class Connection<S extends SessionLike> {
     } catch (error) {
       this.#connecting = undefined;
       await session?.dispose(this.#closed);
-      if (this.#closed) return;
+      if (!current()) return;
       this.#failed(error);
       return;
     }
     this.#connecting = undefined;
     const ready = session as S;
-    if (this.#closed) {
+    if (!current()) {
       await Promise.all([ready.dispose(true), source.release(client, true)]);
       return;
     }

@@ -68,6 +68,12 @@ export function describeEvent(event: McpEvent): {
       };
     case 'list_changed':
       return { label: 'list_changed', detail: event.list, tone: 'info' };
+    case 'tabs':
+      return {
+        label: event.leader ? 'tabs: leader' : 'tabs: follower',
+        detail: `${event.tabs} tab${event.tabs === 1 ? '' : 's'} share the connection; ${event.handovers} handover${event.handovers === 1 ? '' : 's'}`,
+        tone: 'info',
+      };
     case 'malformed':
       return { label: 'malformed', detail: `${event.method}: ${event.reason}`, tone: 'error' };
     case 'read':

@@ -72,6 +72,7 @@ export class Diagnostics {
     readErrors: 0,
   };
   #lastMalformed: McpDiagnostics['lastMalformed'];
+  #tabs: McpDiagnostics['tabs'];
   #snapshot: McpDiagnostics | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -167,6 +168,9 @@ export class Diagnostics {
         break;
       case 'read':
         this.#read(event);
+        break;
+      case 'tabs':
+        this.#tabs = { leader: event.leader, tabs: event.tabs, handovers: event.handovers };
         break;
       default:
         return;
@@ -332,6 +336,7 @@ export class Diagnostics {
       unmatched,
       counters: { ...this.#counters },
       lastMalformed: this.#lastMalformed,
+      tabs: this.#tabs,
     };
     return { ...snapshot, checks: checks(snapshot) };
   }

@@ -66,6 +66,8 @@ export type McpEvent = { at: number } & (
   | { type: 'declined'; changes: [uri: string, reason: string | null][] }
   | { type: 'updated'; uri: string; matched: boolean }
   | { type: 'list_changed'; list: NotifiedList }
+  /** Tab sharing: whether this tab holds the connection, how many tabs share it, leader changes. */
+  | { type: 'tabs'; leader: boolean; tabs: number; handovers: number }
   | { type: 'malformed'; method: string; reason: string }
   /** `changed`: the content differs from what was cached (only said when the diagnostics ask). */
   | {

@@ -1,6 +1,12 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { QueryClient, QueryKey } from '@tanstack/query-core';
 import type { EventBus, McpEventInput } from './events';
+import type { Desire } from './interest';
+import type { McpKeys } from './keys';
+import type { NotifiedList } from './lists';
 import type { McpCacheSyncOptions } from './options';
+import type { PartitionIdentity } from './partition';
+import type { CallToolVariables } from './tools';
 
 /**
  * What an auth provider may add so the connection follows sign-in
@@ -23,6 +29,24 @@ export interface AuthControl {
   setAuthorize(start: () => void): void;
   /** Signing in failed (an issuer mismatch, a refused registration…): the status says why. */
   failed(error: unknown): void;
+}
+
+/**
+ * Another tab's McpCacheSync that owns the connection: a follower tab reads,
+ * holds and calls through it, and opens no connection of its own.
+ */
+export interface Remote {
+  read(queryKey: QueryKey, signal: AbortSignal): Promise<unknown>;
+  callTool(variables: CallToolVariables): Promise<CallToolResult>;
+  /** This tab's wanted set changed (one flush of the interest registry). */
+  interest(desire: Desire): void;
+  isCovered(uri: string): boolean;
+  isListCovered(list: NotifiedList): boolean;
+}
+
+/** What a tab-sharing option is given of the McpCacheSync it serves (once, when it starts). */
+export interface TabSharingOption {
+  attach(owner: object, internals: SyncInternals): void;
 }
 
 /** A connected client's session, as optional parts see it. */
@@ -48,6 +72,17 @@ export interface SyncInternals {
   /** A request on `session` failed: if for want of credentials, wait for them. */
   failed(session: ReadySession, error: unknown): void;
   readonly options: McpCacheSyncOptions;
+  readonly queryClient: QueryClient;
+  readonly keys: McpKeys;
+  /** Whose data this is: the server and the signed-in identity (a sharing group). */
+  identity(): PartitionIdentity;
+  /** What is wanted in this tab now. */
+  desire(): Desire;
+  /** Read and hold through another tab from now on (undefined: this tab connects itself). */
+  setRemote(remote: Remote | undefined): void;
+  remote(): Remote | undefined;
+  /** Run whenever the signed-in identity changes (private data then belongs to someone else). */
+  onIdentity(run: () => void): void;
   /** Run once when the McpCacheSync is disposed. */
   onDispose(run: () => void): void;
 }

@@ -7,7 +7,7 @@ import { Connection } from './connection';
 import { McpQueryError } from './errors';
 import { EventBus, type McpEvent } from './events';
 import { InterestRegistry } from './interest';
-import { type AuthAware, registerInternals, type SyncInternals } from './internals';
+import { type AuthAware, type Remote, registerInternals, type SyncInternals } from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import {
@@ -72,7 +72,10 @@ export class McpCacheSync {
   #reset: Query[];
   #compare: ((uri: string) => boolean) | undefined;
   #authorize: (() => void) | undefined;
+  /** Set while another tab holds the connection (tab sharing). */
+  #remote: Remote | undefined;
   readonly #disposers: Array<(() => void) | undefined> = [];
+  readonly #identityListeners: Array<() => void> = [];
   #holders = 0;
   #teardown: ReturnType<typeof setTimeout> | undefined;
   #started = false;
@@ -108,7 +111,8 @@ export class McpCacheSync {
     const interest = new InterestRegistry({
       lingerMs,
       emit,
-      onFlush: (desire) => this.#connection.session?.update(desire),
+      onFlush: (desire) =>
+        this.#remote ? this.#remote.interest(desire) : this.#connection.session?.update(desire),
     });
     this.#interest = interest;
     const session = () => this.#connection.session;
@@ -116,8 +120,8 @@ export class McpCacheSync {
       queryClient,
       keys: this.keys,
       interest,
-      isCovered: (uri) => session()?.isCovered(uri) ?? false,
-      isListCovered: (list) => session()?.isListCovered(list) ?? false,
+      isCovered: (uri) => (this.#remote ?? session())?.isCovered(uri) ?? false,
+      isListCovered: (list) => (this.#remote ?? session())?.isListCovered(list) ?? false,
     });
     this.#bridge = bridge;
     const retention = new Retention();
@@ -198,6 +202,17 @@ export class McpCacheSync {
       failed: (failed, error) => this.#connection.unauthorizedIf(failed as Session, error),
       options,
       onDispose: (run) => this.#disposers.push(run),
+      queryClient,
+      keys: this.keys,
+      identity: () => this.#identity,
+      desire: () => interest.desire(),
+      remote: () => this.#remote,
+      setRemote: (remote) => {
+        this.#remote = remote;
+        if (remote) void this.#connection.stop();
+        else if (this.#started) this.#connection.start();
+      },
+      onIdentity: (run) => this.#identityListeners.push(run),
     };
     registerInternals(this, this.#internals);
   }
@@ -297,7 +312,9 @@ export class McpCacheSync {
         failed: (error) => this.#connection.signInFailed(error),
       }),
     );
-    this.#connection.start();
+    // With tab sharing every tab starts as a follower; the elected one connects.
+    this.#internals.options.shareAcrossTabs?.attach(this, this.#internals);
+    if (!this.#remote) this.#connection.start();
     // Entries reset when this identity took over, and queries that ran into
     // a not-yet-started connection, load now.
     const reset = new Set(this.#reset);
@@ -325,6 +342,7 @@ export class McpCacheSync {
     if (auth !== this.#identity.auth) {
       this.#identity = { ...this.#identity, auth };
       const reset = adoptPartition(this.queryClient, this.keys, this.#identity);
+      for (const run of this.#identityListeners) run();
       this.#refetch((query) => reset.includes(query));
     }
     if (hasToken && this.#connection.state.phase === 'unauthorized') this.reconnect();
@@ -348,6 +366,7 @@ export class McpCacheSync {
     }
     this.#fence();
     if (!this.#started) throw new McpQueryError('NOT_STARTED', 'the McpProvider never mounted');
+    if (this.#remote) return this.#remote.read(queryKey, signal);
     const list = this.keys.listOf(queryKey);
     if (list) return this.#reader.list(list, queryKey, signal);
     const prefix = this.keys.resourcePrefix();

@@ -6,6 +6,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { QueryClient } from '@tanstack/query-core';
 import type { ProtocolChoice } from './clientSource';
+import type { TabSharingOption } from './internals';
 import type { ServerRequests } from './serverRequests';
 
 export interface McpCacheSyncOptions {
@@ -58,6 +59,11 @@ export interface McpCacheSyncOptions {
    * `createServerRequests({ … })`. Without it the client declares none.
    */
   serverRequests?: ServerRequests;
+  /**
+   * One connection for every tab of this app (per server, scope and
+   * identity): `shareAcrossTabs()` from `mcp-react-query/tabs`.
+   */
+  shareAcrossTabs?: TabSharingOption;
 }
 
 export const DEFAULTS = {

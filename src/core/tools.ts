@@ -23,6 +23,8 @@ export async function callTool(
   variables: CallToolVariables,
 ): Promise<CallToolResult> {
   const internals = internalsOf(sync);
+  const remote = internals.remote();
+  if (remote) return remote.callTool(variables);
   const session = await internals.session(variables.signal);
   try {
     return await callOn(session.client, variables, internals.options.toolTimeoutMs ?? 120_000);

@@ -383,6 +383,7 @@ function snapshot(patch: Partial<Omit<McpDiagnostics, 'checks'>> = {}) {
       readErrors: 0,
     },
     lastMalformed: undefined,
+    tabs: undefined,
     ...patch,
   } satisfies Omit<McpDiagnostics, 'checks'>;
 }

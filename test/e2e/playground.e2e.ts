@@ -2,7 +2,13 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BURST_SIZE, ENDPOINT_IDS, URIS } from '../../playground/shared/demo';
+import {
+  BOARD_COLORS,
+  type Board,
+  BURST_SIZE,
+  ENDPOINT_IDS,
+  URIS,
+} from '../../playground/shared/demo';
 import { Dashboard, until } from './dashboard';
 import { launchBrowser, type Playground, startPlayground } from './harness';
 
@@ -19,6 +25,31 @@ afterAll(async () => {
   await browser?.close();
   await playground?.stop();
 });
+
+/** The board as the Tools card shows it. */
+async function currentBoard(ui: Dashboard): Promise<Board> {
+  await ui.byId('board-title').waitFor();
+  const title = (await ui.byId('board-title').textContent()) ?? '';
+  const style = (await ui.byId('board-style').textContent()) ?? '';
+  const [color = '', columns = '', notify = ''] = style.split(' · ');
+  return {
+    title,
+    color,
+    columns: Number.parseInt(columns, 10),
+    notify: notify === 'team notified',
+  };
+}
+
+/** What the elicitation form's inputs hold now. */
+async function formValues(ui: Dashboard): Promise<Board> {
+  const form = ui.byId('elicitation');
+  return {
+    title: await form.getByTestId('field-title').inputValue(),
+    color: await form.getByTestId('field-color').inputValue(),
+    columns: Number(await form.getByTestId('field-columns').inputValue()),
+    notify: await form.getByTestId('field-notify').isChecked(),
+  };
+}
 
 describe.each(ENDPOINT_IDS)('the playground on the %s endpoint', (endpoint) => {
   let page: Page;
@@ -142,12 +173,10 @@ describe.each(ENDPOINT_IDS)('the playground on the %s endpoint', (endpoint) => {
     await item.waitFor({ state: 'detached' });
     // The subscription is released after a linger; wait for it so the next test does not
     // break the stream while the narrower one is being opened.
+    // allTextContents never waits: the row may leave between two looks.
     await until(
       'the note to be released',
-      async () =>
-        (await ui.diagnosticsCell(uri ?? '', 'acknowledged').count()) === 0
-          ? 'gone'
-          : await ui.diagnosticsCell(uri ?? '', 'acknowledged').textContent(),
+      async () => (await ui.diagnosticsCell(uri ?? '', 'acknowledged').allTextContents())[0],
       (state) => state !== 'yes',
     );
   });
@@ -247,6 +276,88 @@ describe.each(ENDPOINT_IDS)('the playground on the %s endpoint', (endpoint) => {
       () => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth),
       (width) => width !== false && width > 0,
     );
+  });
+
+  it('a tool asks through a form built from its schema; accepting renames the live board', async () => {
+    const board = await currentBoard(ui);
+    const notificationsBefore = await ui.uriCount(URIS.board, 'notifications');
+    await ui.byId('tool-rename').click();
+    const form = ui.byId('elicitation');
+    await form.waitFor();
+    expect(await form.getByTestId('elicitation-message').textContent()).toContain(
+      'Rename the board',
+    );
+    // One input per schema property, each starting at its default: the board as it is now
+    // (the other era's run may have renamed it already: the store is shared).
+    expect(await formValues(ui)).toEqual(board);
+    // An optional enum: its values, and a way to leave it out.
+    expect(await form.getByTestId('field-color').locator('option').allTextContents()).toEqual([
+      '—',
+      ...BOARD_COLORS,
+    ]);
+
+    const next: Board = {
+      title: `Board from the ${endpoint} run ${Date.now()}`,
+      color: board.color === 'green' ? 'orange' : 'green',
+      columns: board.columns === 5 ? 6 : 5,
+      notify: !board.notify,
+    };
+    await form.getByTestId('field-title').fill(next.title);
+    await form.getByTestId('field-color').selectOption(next.color);
+    await form.getByTestId('field-columns').fill(String(next.columns));
+    await form.getByTestId('field-notify').setChecked(next.notify);
+    await form.getByTestId('elicitation-accept').click();
+
+    const result = await until(
+      'the tool result',
+      () => ui.byId('tool-result').allTextContents(),
+      (texts) => texts.length === 1 && texts[0]?.includes(next.title) === true,
+    );
+    expect(result[0]).toContain(`answered accept ${JSON.stringify(next)}`);
+    expect(await ui.byId('tool-result').getAttribute('data-is-error')).toBe('false');
+    expect(await ui.byId('tool-call').getAttribute('data-state')).toBe('success');
+    expect(await ui.byId('tool-progress').textContent()).toContain('3 / 3');
+    await form.waitFor({ state: 'detached' });
+    // The board follows through its change notification, like every live resource.
+    await until(
+      'the board to show the new title',
+      () => currentBoard(ui),
+      (shown) => JSON.stringify(shown) === JSON.stringify(next),
+    );
+    expect(await ui.uriCount(URIS.board, 'notifications')).toBeGreaterThan(notificationsBefore);
+
+    // The next question starts from the board as it is now; declining changes nothing.
+    await ui.byId('tool-rename').click();
+    await form.waitFor();
+    expect(await formValues(ui)).toEqual(next);
+    await form.getByTestId('elicitation-decline').click();
+    await until(
+      'the declined result',
+      () => ui.byId('tool-result').allTextContents(),
+      (texts) => texts[0]?.includes('answered decline') === true,
+    );
+    await form.waitFor({ state: 'detached' });
+    expect(await currentBoard(ui)).toEqual(next);
+  });
+
+  it('a tool reporting a failure is data (isError); a call that fails is an error', async () => {
+    await ui.byId('tool-failing').click();
+    await until(
+      'the isError result',
+      () => page.locator('[data-testid="tool-result"][data-is-error="true"]').allTextContents(),
+      (texts) => texts[0]?.includes('failed check_links') === true,
+    );
+    expect(await ui.byId('tool-error').count()).toBe(0);
+
+    await ui.byId('tool-missing').click();
+    const error = await until(
+      'the call error',
+      () => ui.byId('tool-error').allTextContents(),
+      (texts) => texts.length === 1,
+    );
+    expect(error[0]).toContain('no_such_tool');
+    expect(await ui.byId('tool-result').count()).toBe(0);
+    expect(await ui.byId('tool-call').getAttribute('data-state')).toBe('error');
   });
 
   it('never reloaded and threw nothing', async () => {

@@ -8,7 +8,8 @@
  * - `/authorize` approves at once and redirects to the registered `redirect_uri` with `code`,
  *   `state` and `iss`. Who signs in is `setUser()`'s user, or the `user` query parameter added
  *   to the authorization URL (a test plays the user choosing an account). `deny=1` answers
- *   `error=access_denied` instead.
+ *   `error=access_denied` instead. With `chooseUser` (the playground), a URL naming nobody gets
+ *   a small HTML page instead, where a person picks one of those users (or cancels).
  * - `/token`: `authorization_code` with PKCE S256 (the verifier must match the challenge), and
  *   `refresh_token`. Access tokens are JWT-shaped (`header.payload.signature`, HMAC-SHA256) and
  *   carry `sub`, `scope`, `aud` (the RFC 8707 `resource`), `client_id`, `iat`, `exp`, `jti`.
@@ -33,6 +34,11 @@ export interface AuthServerOptions {
   scopesSupported?: string[];
   /** Issue a new refresh token on every refresh and retire the old one (default false). */
   rotateRefreshTokens?: boolean;
+  /**
+   * `/authorize` without `user` (and without `deny`) answers an HTML page offering these users,
+   * each a button that comes back to `/authorize` with `user=<name>`. Unset: approves at once.
+   */
+  chooseUser?: string[];
 }
 
 /** What a valid access token says. */
@@ -106,6 +112,11 @@ const CODE_TTL_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+const escapeHtml = (value: string) =>
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 const random = () => randomBytes(24).toString('base64url');
 
 function newStats(): AuthServerStats {
@@ -266,7 +277,13 @@ class DemoAuthServer implements AuthServer {
           send(res, 201, this.#register(JSON.parse((await readBody(req)) || '{}')));
           return;
         case 'GET /authorize':
-          this.#authorize(url.searchParams, res);
+          if (
+            this.#options.chooseUser &&
+            !url.searchParams.has('user') &&
+            !url.searchParams.has('deny')
+          ) {
+            this.#chooser(url.searchParams, this.#options.chooseUser, res);
+          } else this.#authorize(url.searchParams, res);
           return;
         case 'POST /token':
           send(res, 200, this.#token(new URLSearchParams(await readBody(req))));
@@ -317,17 +334,45 @@ class DemoAuthServer implements AuthServer {
     };
   }
 
-  #authorize(params: URLSearchParams, res: ServerResponse): void {
-    this.#stats.authorizations += 1;
-    this.#requestedScopes.push(params.get('scope') ?? '');
+  /** Never redirect to a URI that was not registered: answer here instead. */
+  #checkClient(params: URLSearchParams): { clientId: string; redirectUri: string } {
     const clientId = params.get('client_id') ?? '';
     const redirectUri = params.get('redirect_uri') ?? '';
     const client = this.#clients.get(clientId);
-    // Never redirect to a URI that was not registered: answer here instead.
     if (!client) throw new OAuthFailure('invalid_client', `unknown client ${clientId}`);
     if (!client.redirectUris.includes(redirectUri)) {
       throw new OAuthFailure('invalid_request', `redirect_uri ${redirectUri} is not registered`);
     }
+    return { clientId, redirectUri };
+  }
+
+  /** The page a person sees: pick a user; the form comes back here with the same parameters. */
+  #chooser(params: URLSearchParams, users: string[], res: ServerResponse): void {
+    this.#checkClient(params);
+    const hidden = [...params]
+      .map(([n, v]) => `<input type="hidden" name="${escapeHtml(n)}" value="${escapeHtml(v)}">`)
+      .join('');
+    const buttons = users
+      .map(
+        (u) =>
+          `<button name="user" value="${escapeHtml(u)}" data-testid="as-${escapeHtml(u)}">Continue as ${escapeHtml(u)}</button>`,
+      )
+      .join('');
+    const scope = params.get('scope');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in</title><link rel="icon" href="data:,">
+<style>body{font:15px system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}
+button{display:block;width:100%;margin:.5rem 0;padding:.6rem;font:inherit;cursor:pointer}</style></head>
+<body><h1>Demo authorization server</h1>
+<p>${escapeHtml(params.get('client_id') ?? '')} asks to act for you${scope ? ` (scope <code>${escapeHtml(scope)}</code>)` : ''}.</p>
+<form method="get" action="/authorize">${hidden}${buttons}
+<button name="deny" value="1" data-testid="deny">Cancel</button></form></body></html>`);
+  }
+
+  #authorize(params: URLSearchParams, res: ServerResponse): void {
+    this.#stats.authorizations += 1;
+    this.#requestedScopes.push(params.get('scope') ?? '');
+    const { clientId, redirectUri } = this.#checkClient(params);
     const back = new URL(redirectUri);
     const state = params.get('state');
     if (state !== null) back.searchParams.set('state', state);

@@ -1,0 +1,63 @@
+import type { Progress } from '@modelcontextprotocol/client';
+import type { QueryKey } from '@tanstack/query-core';
+import type { McpEvent } from '../core/events';
+import type { CallToolVariables } from '../core/tools';
+
+/** An error as it crosses to another tab (Error objects lose their class on the way). */
+export interface WireError {
+  name: string;
+  message: string;
+  /** An McpQueryError code, or a JSON-RPC error code. */
+  code?: string | number;
+}
+
+/**
+ * What the tabs of one sharing group (one server, scope and identity) say to
+ * each other over a BroadcastChannel. Every message is a plain, cloneable value.
+ */
+export type TabMessage =
+  /** A tab joined: the leader answers with `leader`, its state as `events`, and `group`. */
+  | { type: 'hello'; tab: string }
+  /** This tab holds the connection now (`handovers`: leader changes the group has seen). */
+  | { type: 'leader'; tab: string; handovers: number }
+  /** Every MCP key this tab holds (resources and lists): the leader holds them for it. */
+  | { type: 'interest'; tab: string; keys: QueryKey[] }
+  | { type: 'bye'; tab: string }
+  /** `fresh`: the entry was invalidated here, so read, even if the leader's copy is fresh. */
+  | { type: 'read'; tab: string; id: number; key: QueryKey; fresh: boolean }
+  | { type: 'call'; tab: string; id: number; variables: WireCall }
+  | { type: 'cancel'; tab: string; id: number }
+  | { type: 'progress'; to: string; id: number; progress: Progress }
+  | {
+      type: 'reply';
+      to: string;
+      id: number;
+      value?: unknown;
+      updatedAt?: number;
+      error?: WireError;
+    }
+  /** Content the leader read: every tab that has the entry takes it, without reading again. */
+  | { type: 'data'; key: QueryKey; data: unknown; updatedAt: number }
+  /** The leader's connection as events: forwarded live, or its present state for a newcomer (`to`). */
+  | { type: 'events'; to?: string; events: McpEvent[] }
+  /** How many tabs share the connection now. */
+  | { type: 'group'; tabs: number; handovers: number };
+
+export type WireCall = Omit<CallToolVariables, 'onProgress' | 'signal'> & { progress: boolean };
+
+/** The part of BroadcastChannel used here. */
+export interface ChannelLike {
+  postMessage(message: unknown): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+  close(): void;
+}
+
+/** The part of the Web Locks API used here (`navigator.locks`). */
+export interface LocksLike {
+  request(
+    name: string,
+    options: { signal?: AbortSignal },
+    callback: () => Promise<unknown>,
+  ): Promise<unknown>;
+  query(): Promise<{ held?: { name?: string }[] }>;
+}

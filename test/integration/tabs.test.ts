@@ -1,0 +1,311 @@
+/**
+ * Tab sharing (issue 13) against the three real servers: several "tabs" (each its own
+ * McpCacheSync and QueryClient, as separate pages have) share one connection through
+ * `shareAcrossTabs`, elected with an in-memory Web Locks manager (test/support/tabs.ts) and
+ * talking over Node's BroadcastChannel. The browser run with Chromium's own locks and channels
+ * is test/e2e/tabs.e2e.test.ts.
+ */
+import { QueryClient } from '@tanstack/query-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callTool } from '../../src/core';
+import type { McpEvent, McpEventOf } from '../../src/core/events';
+import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
+import { shareAcrossTabs } from '../../src/tabs';
+import { ResourceStore, type TestServer } from '../servers';
+import { ERA_CASES, start, text } from '../support/eras';
+import { observeResource } from '../support/observe';
+import { BrowserLocks, tabChannels } from '../support/tabs';
+import { eventually, settled, sleep } from '../support/wait';
+
+const FAST = { initialDelayMs: 20, maxDelayMs: 100 };
+const SHARED = 'shared://doc';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const close of cleanups.splice(0).reverse()) await close();
+});
+
+interface Tab {
+  sync: McpCacheSync;
+  queryClient: QueryClient;
+  /** The latest `tabs` event this tab emitted. */
+  tabs(): McpEventOf<'tabs'> | undefined;
+  events: McpEvent[];
+  close(): Promise<void>;
+  /** The page dies: no goodbye, its locks are gone, its connection drops. */
+  crash(): Promise<void>;
+}
+
+function browser(server: TestServer, share = true) {
+  const locks = new BrowserLocks();
+  const open = (options: Partial<McpCacheSyncOptions> = {}): Tab => {
+    const tab = locks.tab();
+    const channels = tabChannels();
+    const queryClient = new QueryClient();
+    const sync = new McpCacheSync({
+      queryClient,
+      url: server.url,
+      lingerMs: 10,
+      reconnect: FAST,
+      ...(share && {
+        shareAcrossTabs: shareAcrossTabs({
+          locks: tab.locks,
+          channel: channels.open,
+          livenessMs: 100,
+        }),
+      }),
+      ...options,
+    });
+    const events: McpEvent[] = [];
+    sync.subscribeEvents((event) => events.push(event));
+    const release = sync.mount();
+    let closed = false;
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      release();
+      await sync.dispose();
+      queryClient.clear();
+    };
+    cleanups.push(close);
+    return {
+      sync,
+      queryClient,
+      events,
+      tabs: () =>
+        events.findLast((event) => event.type === 'tabs') as McpEventOf<'tabs'> | undefined,
+      close,
+      async crash() {
+        channels.closeAll();
+        tab.crash();
+        await close();
+      },
+    };
+  };
+  return { open, locks };
+}
+
+async function serverWith(kind: (typeof ERA_CASES)[number]['kind'], uris: string[]) {
+  const store = new ResourceStore(uris.map((uri) => text(uri, `${uri} v1`)));
+  const server = await start(kind, { store });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+/** One stream and, on 2025, one session: the server carries one copy of the subscriptions. */
+async function expectOneConnection(server: TestServer, era: 'modern' | 'legacy') {
+  await eventually(() => {
+    expect(server.openStreams()).toBe(1);
+    if (era === 'legacy') expect(server.liveSessions()).toBe(1);
+  });
+}
+
+const leaderOf = (tabs: Tab[]) => tabs.filter((tab) => tab.tabs()?.leader === true);
+
+describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
+  it('four tabs open one stream, and each resource is read once for all of them', async () => {
+    const own = ['own://0', 'own://1', 'own://2', 'own://3'];
+    const server = await serverWith(kind, [SHARED, ...own]);
+    const { open } = browser(server);
+    const tabs = [open(), open(), open(), open()];
+    const views = tabs.flatMap((tab, i) => [
+      observeResource(tab.sync, SHARED),
+      observeResource(tab.sync, own[i] as string),
+    ]);
+    await eventually(() => {
+      for (const view of views) expect(view.text()).toMatch(/ v1$/);
+    });
+    await expectOneConnection(server, era);
+    await eventually(() => expect(server.subscribedUris()).toEqual([...own, SHARED].sort()));
+    expect(server.counters().reads).toBe(5);
+    expect(leaderOf(tabs)).toHaveLength(1);
+    await eventually(() => {
+      for (const tab of tabs) expect(tab.tabs()?.tabs).toBe(4);
+    });
+    // Every tab shows the leader's connection as its own.
+    for (const tab of tabs) expect(tab.sync.getState().status).toBe('ready');
+  });
+
+  it('an update shows in every tab that shows it, with one read', async () => {
+    const server = await serverWith(kind, [SHARED]);
+    const { open } = browser(server);
+    const tabs = [open(), open(), open()];
+    const views = tabs.map((tab) => observeResource(tab.sync, SHARED));
+    await eventually(() => {
+      for (const view of views) expect(view.text()).toBe(`${SHARED} v1`);
+    });
+    await expectOneConnection(server, era);
+    await settled(() => server.counters().reads);
+    const before = server.counters().reads;
+    server.setText(SHARED, 'v2');
+    await eventually(() => {
+      for (const view of views) expect(view.text()).toBe('v2');
+    });
+    await settled(() => server.counters().reads);
+    expect(server.counters().reads - before).toBe(1);
+  });
+
+  it("a tab's interest joins the leader's subscriptions and leaves with it", async () => {
+    const server = await serverWith(kind, [SHARED, 'own://follower']);
+    const { open } = browser(server);
+    const leader = open();
+    observeResource(leader.sync, SHARED);
+    await eventually(() => expect(leader.tabs()?.leader).toBe(true));
+    const follower = open();
+    const view = observeResource(follower.sync, 'own://follower');
+    await eventually(() => expect(view.text()).toBe('own://follower v1'));
+    await eventually(() =>
+      expect(server.subscribedUris()).toEqual(['own://follower', SHARED].sort()),
+    );
+    const held = () =>
+      leader.queryClient
+        .getQueryCache()
+        .find({ queryKey: ['resource', 'own://follower'], exact: true })
+        ?.getObserversCount() ?? 0;
+    expect(held()).toBe(1);
+    // The follower lets go: the leader lets go for it (the server keeps what retention keeps).
+    view.unmount();
+    await eventually(() => expect(held()).toBe(0));
+    // A crashed tab's holds go too, once the leader sees its lock released.
+    const crashing = open();
+    observeResource(crashing.sync, 'own://follower');
+    await eventually(() => expect(held()).toBe(1));
+    await crashing.crash();
+    await eventually(() => expect(held()).toBe(0));
+    await eventually(() => expect(leader.tabs()?.tabs).toBe(2));
+  });
+
+  it('the leader closing hands over: the update made meanwhile shows everywhere, one stream remains', async () => {
+    const server = await serverWith(kind, [SHARED]);
+    const { open } = browser(server);
+    const first = open();
+    const firstView = observeResource(first.sync, SHARED);
+    await eventually(() => expect(firstView.text()).toBe(`${SHARED} v1`));
+    const others = [open(), open(), open()];
+    const views = others.map((tab) => observeResource(tab.sync, SHARED));
+    await eventually(() => {
+      for (const view of views) expect(view.text()).toBe(`${SHARED} v1`);
+    });
+    expect(leaderOf([first, ...others])).toEqual([first]);
+
+    const closing = first.close();
+    server.setText(SHARED, 'during the handover'); // nobody may be subscribed right now
+    await closing;
+    await eventually(() => {
+      for (const view of views) expect(view.text()).toBe('during the handover');
+    });
+    expect(leaderOf(others)).toHaveLength(1);
+    await expectOneConnection(server, era);
+    await eventually(() => {
+      for (const tab of others) expect(tab.tabs()).toMatchObject({ tabs: 3, handovers: 1 });
+    });
+    // And it is live: the next update arrives through the new leader's stream.
+    server.setText(SHARED, 'after');
+    await eventually(() => {
+      for (const view of views) expect(view.text()).toBe('after');
+    });
+  });
+
+  it('a crashed leader is replaced, and nothing is left stale', async () => {
+    const server = await serverWith(kind, [SHARED]);
+    const { open } = browser(server);
+    const first = open();
+    observeResource(first.sync, SHARED);
+    await eventually(() => expect(first.tabs()?.leader).toBe(true));
+    const second = open();
+    const view = observeResource(second.sync, SHARED);
+    await eventually(() => expect(view.text()).toBe(`${SHARED} v1`));
+    await first.crash();
+    server.setText(SHARED, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+    expect(second.tabs()?.leader).toBe(true);
+    await expectOneConnection(server, era);
+  });
+
+  it('a tool call from a follower runs once, through the leader', async () => {
+    const server = await serverWith(kind, [SHARED]);
+    server.store.setTools([{ name: 'plain' }]);
+    const { open } = browser(server);
+    const leader = open();
+    await eventually(() => expect(leader.tabs()?.leader).toBe(true));
+    const follower = open();
+    await eventually(() => expect(follower.tabs()?.tabs).toBe(2));
+    const result = await callTool(follower.sync, { name: 'plain', arguments: { n: 1 } });
+    expect(result.isError).not.toBe(true);
+    expect(server.counters().toolCalls).toBe(1);
+    await expectOneConnection(server, era);
+  });
+
+  it('tabs under different identities are separate groups, each with its own connection', async () => {
+    const server = await serverWith(kind, [SHARED]);
+    const { open } = browser(server);
+    const alice = [open({ authContext: 'alice' }), open({ authContext: 'alice' })];
+    const bob = open({ authContext: 'bob' });
+    const views = [...alice, bob].map((tab) => observeResource(tab.sync, SHARED));
+    await eventually(() => {
+      for (const view of views) expect(view.text()).toBe(`${SHARED} v1`);
+    });
+    expect(leaderOf(alice)).toHaveLength(1);
+    expect(bob.tabs()).toMatchObject({ leader: true, tabs: 1 });
+    await eventually(() => expect(server.openStreams()).toBe(2));
+  });
+
+  it('without sharing, every tab opens its own stream (the baseline)', async () => {
+    const server = await serverWith(kind, [SHARED]);
+    const { open } = browser(server, false);
+    const tabs = [open(), open(), open()];
+    const views = tabs.map((tab) => observeResource(tab.sync, SHARED));
+    await eventually(() => {
+      for (const view of views) expect(view.text()).toBe(`${SHARED} v1`);
+    });
+    await eventually(() => expect(server.openStreams()).toBe(3));
+    expect(server.counters().reads).toBe(3);
+  });
+});
+
+describe('tab sharing, whatever the server', () => {
+  it("a follower's invalidation reads again rather than taking the leader's copy", async () => {
+    const server = await serverWith('modern', [SHARED]);
+    const { open } = browser(server);
+    const leader = open();
+    observeResource(leader.sync, SHARED);
+    await eventually(() => expect(leader.tabs()?.leader).toBe(true));
+    const follower = open();
+    const view = observeResource(follower.sync, SHARED);
+    await eventually(() => expect(view.text()).toBe(`${SHARED} v1`));
+    await settled(() => server.counters().reads);
+    const before = server.counters().reads;
+    server.store.setText(SHARED, 'changed without a notification');
+    await follower.queryClient.invalidateQueries({ queryKey: ['resource', SHARED] });
+    await eventually(() => expect(view.text()).toBe('changed without a notification'));
+    expect(server.counters().reads - before).toBe(1);
+  });
+
+  it('without Web Locks each tab connects by itself', async () => {
+    const server = await serverWith('modern', [SHARED]);
+    const queryClient = new QueryClient();
+    const sync = new McpCacheSync({
+      queryClient,
+      url: server.url,
+      shareAcrossTabs: shareAcrossTabs({ channel: tabChannels().open }),
+    });
+    cleanups.push(() => sync.dispose());
+    const hasLocks = 'locks' in (globalThis.navigator ?? {});
+    expect(hasLocks).toBe(false);
+    sync.mount();
+    const view = observeResource(sync, SHARED);
+    await eventually(() => expect(view.text()).toBe(`${SHARED} v1`));
+    expect(sync.getState().status).toBe('ready');
+  });
+
+  it('leaving the group closes the channel and releases every lock', async () => {
+    const server = await serverWith('modern', [SHARED]);
+    const { open, locks } = browser(server);
+    const tabs = [open(), open()];
+    await eventually(() => expect(locks.held()).toHaveLength(3)); // leader + one per tab
+    for (const tab of tabs) await tab.close();
+    await sleep(10);
+    expect(locks.held()).toEqual([]);
+    await eventually(() => expect(server.openStreams()).toBe(0));
+  });
+});

@@ -1,0 +1,95 @@
+import type { ChannelLike, LocksLike } from '../../src/tabs';
+
+interface Waiter {
+  name: string;
+  tab: number;
+  callback: () => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The Web Locks API of one browser profile, in memory: exclusive locks, granted in request order,
+ * released when the callback's promise settles, an AbortSignal withdraws a queued request. A tab
+ * that crashes loses its locks at once (what a browser does when a renderer dies). Node has no
+ * `navigator.locks`; the browser tests use Chromium's own.
+ */
+export class BrowserLocks {
+  readonly #held = new Map<string, Waiter>();
+  readonly #queues = new Map<string, Waiter[]>();
+  #tabs = 0;
+
+  /** The `navigator.locks` of a new tab, and its crash. */
+  tab(): { locks: LocksLike; crash(): void } {
+    this.#tabs += 1;
+    const tab = this.#tabs;
+    const locks: LocksLike = {
+      request: (name, { signal }, callback) =>
+        new Promise((resolve, reject) => {
+          if (signal?.aborted) {
+            reject(signal.reason);
+            return;
+          }
+          const waiter: Waiter = { name, tab, callback, resolve, reject };
+          signal?.addEventListener('abort', () => {
+            const queue = this.#queues.get(name) ?? [];
+            const index = queue.indexOf(waiter);
+            if (index < 0) return;
+            queue.splice(index, 1);
+            reject(signal.reason);
+          });
+          this.#queues.set(name, [...(this.#queues.get(name) ?? []), waiter]);
+          this.#grant(name);
+        }),
+      query: async () => ({ held: [...this.#held.keys()].map((name) => ({ name })) }),
+    };
+    const crash = () => {
+      for (const [name, queue] of this.#queues) {
+        this.#queues.set(
+          name,
+          queue.filter((waiter) => waiter.tab !== tab),
+        );
+      }
+      for (const [name, waiter] of [...this.#held]) {
+        if (waiter.tab === tab) this.#release(name, waiter);
+      }
+    };
+    return { locks, crash };
+  }
+
+  held(): string[] {
+    return [...this.#held.keys()];
+  }
+
+  #grant(name: string): void {
+    if (this.#held.has(name)) return;
+    const next = this.#queues.get(name)?.shift();
+    if (!next) return;
+    this.#held.set(name, next);
+    Promise.resolve()
+      .then(next.callback)
+      .then(next.resolve, next.reject)
+      .finally(() => this.#release(name, next));
+  }
+
+  #release(name: string, waiter: Waiter): void {
+    if (this.#held.get(name) !== waiter) return;
+    this.#held.delete(name);
+    this.#grant(name);
+  }
+}
+
+/** BroadcastChannels of one tab (Node's, which reach every other instance in the process). */
+export function tabChannels(): { open(name: string): ChannelLike; closeAll(): void } {
+  const opened: BroadcastChannel[] = [];
+  return {
+    open(name) {
+      const channel = new BroadcastChannel(name);
+      opened.push(channel);
+      return channel as unknown as ChannelLike;
+    },
+    closeAll() {
+      for (const channel of opened.splice(0)) channel.close();
+    },
+  };
+}

@@ -63,6 +63,8 @@ export interface SyncInternals {
   readonly bus: EventBus;
   /** The present state as events, for a fold that starts late. */
   facts(): McpEventInput[];
+  /** Add to `facts()` (an optional part's own state, e.g. tab sharing's). */
+  addFacts(facts: () => McpEventInput[]): void;
   /** Read `uri` again (single flight, as a notification would). */
   reread(uri: string): void;
   /** Asked when a read succeeds: should the reader say whether the content changed? */

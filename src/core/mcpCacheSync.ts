@@ -5,7 +5,7 @@ import { CacheBridge } from './cacheBridge';
 import { borrowedSource, ownedSource } from './clientSource';
 import { Connection } from './connection';
 import { McpQueryError } from './errors';
-import { EventBus, type McpEvent } from './events';
+import { EventBus, type McpEvent, type McpEventInput } from './events';
 import { InterestRegistry } from './interest';
 import { type AuthAware, type Remote, registerInternals, type SyncInternals } from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
@@ -76,6 +76,7 @@ export class McpCacheSync {
   #remote: Remote | undefined;
   readonly #disposers: Array<(() => void) | undefined> = [];
   readonly #identityListeners: Array<() => void> = [];
+  readonly #facts: Array<() => McpEventInput[]> = [];
   #holders = 0;
   #teardown: ReturnType<typeof setTimeout> | undefined;
   #started = false;
@@ -190,7 +191,9 @@ export class McpCacheSync {
         { type: 'connection', state: this.#connection.state },
         ...(session()?.facts() ?? []),
         ...interest.facts(),
+        ...this.#facts.flatMap((facts) => facts()),
       ],
+      addFacts: (facts) => this.#facts.push(facts),
       reread: (uri) => bridge.changed(uri),
       setCompare: (compare) => {
         this.#compare = compare;

@@ -7,7 +7,7 @@ import {
   QueryObserver,
 } from '@tanstack/query-core';
 import { McpQueryError, type McpQueryErrorCode } from '../core/errors';
-import type { McpEvent } from '../core/events';
+import type { McpEvent, McpEventInput } from '../core/events';
 import type { Remote, SyncInternals, TabSharingOption } from '../core/internals';
 import { LIST_KINDS, type NotifiedList } from '../core/lists';
 import { DEFAULTS } from '../core/options';
@@ -48,6 +48,7 @@ export function shareAcrossTabs(options: ShareAcrossTabsOptions = {}): TabSharin
       const settings = { locks, open, livenessMs: options.livenessMs ?? 2000 };
       let membership = new Membership(owner, internals, settings);
       let disposed = false;
+      internals.addFacts(() => [membership.fact()]);
       // Another identity is another group: private data never crosses identities.
       internals.onIdentity(() => {
         if (disposed) return;
@@ -624,13 +625,13 @@ class Membership implements Remote {
     return this.#internals.queryClient.getQueryCache().find({ queryKey: key, exact: true });
   }
 
+  /** Where this tab stands in the group, as an event. */
+  fact(): Extract<McpEventInput, { type: 'tabs' }> {
+    return { type: 'tabs', leader: this.#leading, tabs: this.#tabs, handovers: this.#handovers };
+  }
+
   #emitTabs(): void {
-    this.#internals.bus.emit({
-      type: 'tabs',
-      leader: this.#leading,
-      tabs: this.#tabs,
-      handovers: this.#handovers,
-    });
+    this.#internals.bus.emit(this.fact());
   }
 }
 

@@ -12,6 +12,7 @@ import type { McpEvent, McpEventOf } from '../../src/core/events';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { shareAcrossTabs } from '../../src/tabs';
 import { ResourceStore, type TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { BrowserLocks, tabChannels } from '../support/tabs';
@@ -279,6 +280,30 @@ describe('tab sharing, whatever the server', () => {
     await follower.queryClient.invalidateQueries({ queryKey: ['resource', SHARED] });
     await eventually(() => expect(view.text()).toBe('changed without a notification'));
     expect(server.counters().reads - before).toBe(1);
+  });
+
+  it('the diagnostics say which tab leads, how many share, and the handovers, also when they start late', async () => {
+    const server = await serverWith('modern', [SHARED]);
+    const { open } = browser(server);
+    const first = open();
+    await eventually(() => expect(first.tabs()?.leader).toBe(true));
+    const second = open();
+    const view = observeResource(second.sync, SHARED);
+    await eventually(() => expect(view.text()).toBe(`${SHARED} v1`));
+    await eventually(() => expect(second.tabs()?.tabs).toBe(2));
+    expect(diagnosticsOf(second.sync).tabs).toEqual({ leader: false, tabs: 2, handovers: 0 });
+    expect(diagnosticsOf(first.sync).tabs).toEqual({ leader: true, tabs: 2, handovers: 0 });
+    // The follower shows the leader's connection and coverage as its own.
+    await eventually(() =>
+      expect(diagnosticsOf(second.sync).resources[0]).toMatchObject({
+        uri: SHARED,
+        acknowledged: true,
+      }),
+    );
+    await first.close();
+    await eventually(() =>
+      expect(diagnosticsOf(second.sync).tabs).toEqual({ leader: true, tabs: 1, handovers: 1 }),
+    );
   });
 
   it('without Web Locks each tab connects by itself', async () => {

@@ -80,6 +80,15 @@ export default function DevtoolsPanel({
               reconnect
             </button>
           </div>
+          {diagnostics.tabs && (
+            <div>
+              {diagnostics.tabs.leader
+                ? 'this tab holds the connection'
+                : 'shared from another tab'}{' '}
+              · {diagnostics.tabs.tabs} tab{diagnostics.tabs.tabs === 1 ? '' : 's'} ·{' '}
+              {diagnostics.tabs.handovers} handover{diagnostics.tabs.handovers === 1 ? '' : 's'}
+            </div>
+          )}
           <div style={styles.h}>Checks</div>
           {diagnostics.checks.map((check) => (
             <div key={check.id}>

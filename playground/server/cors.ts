@@ -32,7 +32,8 @@ const ALLOWED_HEADERS = [
 
 export const CORS_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version',
+  // WWW-Authenticate: a protected endpoint's 401 names its resource metadata there.
+  'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
   // Preflights are cached for 10 minutes (browsers cap it lower anyway).
   'Access-Control-Max-Age': '600',
 } as const;

@@ -4,15 +4,19 @@
  * process. The two MCP endpoints also send CORS headers (cors.ts) for apps on other origins,
  * such as examples/vite-react.
  *
+ * The sign-in demo (protectedDemo.ts): `/mcp-protected` and `/mcp-protected-legacy` want bearer
+ * tokens from the demo authorization server, which this plugin starts on its own loopback port.
+ *
  * Scaled mode (`MCP_PLAYGROUND_INSTANCES`, set by `scripts/playground.mjs --instances N`): `/mcp`
  * becomes a round-robin proxy over N instances, and control-API changes are forwarded to one
  * instance each (see cluster.ts). `/mcp-legacy` stays a single instance.
  */
 import type { Connect, Plugin } from 'vite';
-import { ENDPOINTS } from '../shared/demo';
+import { ENDPOINTS, PROTECTED_ENDPOINTS } from '../shared/demo';
 import { handleControl } from './controlApi';
 import { applyCors } from './cors';
 import { DemoServer } from './demoServer';
+import { ProtectedDemo } from './protectedDemo';
 import { scaleConfigFromEnv, scaleMode } from './scaleEnv';
 
 const scale = scaleConfigFromEnv();
@@ -43,6 +47,7 @@ export function mcpDemoServer(): Plugin {
       } else {
         demo = new DemoServer();
       }
+      const protectedDemo = await ProtectedDemo.start();
       const middleware: Connect.NextHandleFunction = (req, res, next) => {
         // Matched by hand: `use('/mcp', …)` would strip the prefix from req.url.
         const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -60,13 +65,16 @@ export function mcpDemoServer(): Plugin {
         else if (path.startsWith('/demo/') && forwardControl && req.method !== 'GET') {
           forwardControl(req, res, next);
         } else if (path.startsWith('/demo/')) void handleControl(demo, req, res);
-        else next();
+        else if (!protectedDemo.handle(path, req, res)) next();
       };
       // Registered directly (not from a returned hook) so it runs before Vite's SPA fallback.
       server.middlewares.use(middleware);
       server.httpServer?.once('listening', () => {
         logger.info(
           `  MCP demo: ${ENDPOINTS.modern.path} (2026-07-28) and ${ENDPOINTS.legacy.path} (2025), control API under /demo/`,
+        );
+        logger.info(
+          `  Sign-in demo at /signin: ${PROTECTED_ENDPOINTS.modern.path} and ${PROTECTED_ENDPOINTS.legacy.path} want tokens from the demo authorization server on ${protectedDemo.authServer.url}`,
         );
         if (scale) {
           const bus =
@@ -78,7 +86,10 @@ export function mcpDemoServer(): Plugin {
           );
         }
       });
-      server.httpServer?.once('close', () => void demo.close());
+      server.httpServer?.once('close', () => {
+        void demo.close();
+        void protectedDemo.close();
+      });
     },
   };
 }

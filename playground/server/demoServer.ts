@@ -1,6 +1,7 @@
 /**
  * The playground's MCP backend: one ResourceStore behind a 2026-07-28 endpoint and a 2025 legacy
- * endpoint, plus the demo's own behaviour (a ticking clock, a counter, notes, a flaky read).
+ * endpoint, plus the demo's own behaviour (a ticking clock, a counter, notes, a flaky read, and
+ * tools: `rename_board` asks the user for a new title and changes `board://team`, tools.ts).
  *
  * Every change is published on both endpoints: a page may be connected to either, and an
  * endpoint only delivers to its own subscribers, so publishing on one would leave the other
@@ -12,12 +13,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type AskRecord,
   createLegacyEndpoint,
   createModernEndpoint,
   type McpEndpoint,
-  ResourceStore,
+  type ResourceStore,
 } from '../../test/servers/index';
 import {
+  type Board,
   type DemoState,
   type EndpointId,
   type EndpointView,
@@ -28,6 +31,7 @@ import {
 import { DemoError, sendJson } from './http';
 import { badgePng } from './png';
 import { reportText, SEED_NOTES, seedResources } from './seed';
+import { acceptedBoard, DemoStore, demoTools, INITIAL_BOARD } from './tools';
 
 const CLOCK_INTERVAL_MS = 1000;
 const MAX_NOTE_LENGTH = 2000;
@@ -74,7 +78,7 @@ function singleModern(store: ResourceStore): ModernSide {
 }
 
 export class DemoServer {
-  readonly store: ResourceStore;
+  readonly store: DemoStore;
   readonly modern: ModernSide;
   readonly legacy: McpEndpoint;
   readonly #outageUntil: Record<EndpointId, number | undefined> = {
@@ -87,15 +91,16 @@ export class DemoServer {
   #hue = 210;
   #reportVersion = 1;
   #failingReads = false;
+  #board: Board = INITIAL_BOARD;
   #closed = false;
 
   /** Without options: one process, one modern endpoint (the default playground). */
-  constructor(
-    options: { store?: ResourceStore; modern?: (store: ResourceStore) => ModernSide } = {},
-  ) {
-    this.store = options.store ?? new ResourceStore();
-    for (const resource of seedResources(this.#image())) this.store.upsert(resource);
+  constructor(options: { store?: DemoStore; modern?: (store: ResourceStore) => ModernSide } = {}) {
+    this.store = options.store ?? new DemoStore();
+    for (const resource of seedResources(this.#image(), this.#board)) this.store.upsert(resource);
     for (const text of SEED_NOTES) this.#storeNote(text);
+    this.store.setTools(demoTools(this.#board));
+    this.store.onAnswered = (record) => this.#answered(record);
     this.modern = (options.modern ?? singleModern)(this.store);
     this.legacy = createLegacyEndpoint({ store: this.store, name: 'playground-legacy' });
     // A scheduled job: in scaled mode each tick runs on the next instance in turn.
@@ -220,6 +225,16 @@ export class DemoServer {
     this.#closed = true;
     clearInterval(this.#clock);
     await Promise.all([this.modern.close(), this.legacy.close()]);
+  }
+
+  /** The user accepted the rename form: the board changes, and every page showing it follows. */
+  #answered(record: AskRecord): void {
+    const board = acceptedBoard(record, this.#board);
+    if (!board || this.#closed) return;
+    this.#board = board;
+    // The next form starts from the board as it is now (a tool entry, so no list_changed).
+    this.store.setTools(demoTools(board));
+    this.#setText(URIS.board, JSON.stringify(board, null, 2), this.modern);
   }
 
   #storeNote(text: string): string {

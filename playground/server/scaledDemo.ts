@@ -3,10 +3,10 @@
  * the clock), with its 2026-07-28 side replaced by a ScaledCluster. Loaded only in scaled mode,
  * so the default playground never imports Redis.
  */
-import { ResourceStore } from '../../test/servers/index';
 import { type Logger, type ScaleConfig, ScaledCluster } from './cluster';
 import { handleControl } from './controlApi';
 import { DemoServer } from './demoServer';
+import { DemoStore } from './tools';
 
 export interface ScaledDemo {
   demo: DemoServer;
@@ -14,7 +14,7 @@ export interface ScaledDemo {
 }
 
 export async function startScaledDemo(config: ScaleConfig, logger: Logger): Promise<ScaledDemo> {
-  const store = new ResourceStore();
+  const store = new DemoStore();
   // The instances serve control requests for the demo built right after them.
   let demo: DemoServer | undefined;
   const cluster = await ScaledCluster.start({

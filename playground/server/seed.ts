@@ -1,5 +1,5 @@
 import type { StoredResource } from '../../test/servers/index';
-import { URIS } from '../shared/demo';
+import { type Board, URIS } from '../shared/demo';
 
 export const INITIAL_CONFIG = {
   theme: 'dark',
@@ -11,7 +11,7 @@ export function reportText(version: number): string {
   return `Report #${version}\ngenerated ${new Date().toISOString()}\nstatus: all systems nominal`;
 }
 
-export function seedResources(imageBase64: string): StoredResource[] {
+export function seedResources(imageBase64: string, board: Board): StoredResource[] {
   return [
     {
       uri: URIS.clock,
@@ -52,6 +52,14 @@ export function seedResources(imageBase64: string): StoredResource[] {
       description: 'Its reads fail on demand',
       mimeType: 'text/plain',
       text: reportText(1),
+    },
+    {
+      uri: URIS.board,
+      name: 'board',
+      title: 'Team board',
+      description: 'Changed by the rename_board tool, with what the user answered',
+      mimeType: 'application/json',
+      text: JSON.stringify(board, null, 2),
     },
   ];
 }

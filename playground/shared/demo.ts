@@ -22,7 +22,48 @@ export const URIS = {
   config: 'config://app',
   image: 'image://logo.png',
   flaky: 'report://flaky',
+  board: 'board://team',
 } as const;
+
+/** The demo tools (Tools card): one asks the user, one reports a failure, one does not exist. */
+export const TOOLS = {
+  rename: 'rename_board',
+  failing: 'check_links',
+  missing: 'no_such_tool',
+} as const;
+
+/** The board's content (`URIS.board`, JSON): what `rename_board` asks for and then changes. */
+export interface Board {
+  title: string;
+  color: string;
+  columns: number;
+  notify: boolean;
+}
+
+export const BOARD_COLORS = ['blue', 'green', 'orange', 'purple'] as const;
+
+// ── the protected endpoints (sign-in demo, `/signin`) ─────────────────────────────────────────
+
+/** The same two eras behind bearer tokens from the demo authorization server. */
+export const PROTECTED_ENDPOINTS = {
+  modern: { path: '/mcp-protected', label: '2026-07-28' },
+  legacy: { path: '/mcp-protected-legacy', label: '2025 legacy' },
+} as const satisfies Record<EndpointId, { path: string; label: string }>;
+
+/** Who can sign in on the demo authorization server's page. */
+export const DEMO_USERS = ['alice', 'bob'] as const;
+
+/** `cacheScope: 'private'`: what each signed-in user reads is their own. */
+export const PRIVATE_URIS = {
+  inbox: 'inbox://me',
+} as const;
+
+/** The browser's way back from the authorization server, one per protected endpoint. */
+export function callbackPath(endpoint: EndpointId): string {
+  return `/callback/${endpoint}`;
+}
+
+export type SignInMode = 'redirect' | 'popup';
 
 export const NOTE_PREFIX = 'note://';
 

@@ -1,18 +1,42 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ENDPOINTS, type EndpointId } from '../shared/demo';
+import { ENDPOINTS, type EndpointId, isEndpointId } from '../shared/demo';
+import { Callback } from './components/Callback';
 import { Dashboard } from './components/Dashboard';
+import { SignInPage } from './components/SignInPage';
 import { useEndpointParam } from './hooks/useEndpointParam';
-import { McpProvider } from './mcp';
+import { createServerRequests, McpProvider } from './mcp';
+import { RECONNECT } from './options';
 import { SCALE } from './scale';
 
-// A bench wants outages to end quickly: cap the reconnect backoff at 2 s (default 15 s).
-const RECONNECT = { initialDelayMs: 250, maxDelayMs: 2000 };
 // Scaled mode only: re-read quiet acknowledged resources, so a change no instance announced to
 // this page's stream shows up as a silent change in the diagnostics.
 const PROBE = SCALE ? { silenceProbeMs: SCALE.silenceProbeMs } : {};
 
+/**
+ * Three pages, picked by path: the dashboard (`/`), the sign-in demo (`/signin`) and the page
+ * the authorization server sends the browser back to (`/callback/<endpoint>`), which finishes
+ * the sign-in and then shows the page the user left, without a reload.
+ */
 export function App() {
+  const [path, setPath] = useState(() => window.location.pathname);
+  const callback = /^\/callback\/([a-z]+)$/.exec(path)?.[1];
+  if (isEndpointId(callback)) {
+    return (
+      <Callback
+        endpoint={callback}
+        onDone={(to) => {
+          window.history.replaceState(null, '', to);
+          setPath(new URL(to, window.location.origin).pathname);
+        }}
+      />
+    );
+  }
+  if (path === '/signin') return <SignInPage />;
+  return <DashboardApp />;
+}
+
+function DashboardApp() {
   const [endpoint, setEndpoint] = useEndpointParam();
   // Keyed on the endpoint: switching starts a fresh cache, event log and connection, so what
   // you see afterwards came from the other server.
@@ -21,10 +45,12 @@ export function App() {
 
 function Session(props: { endpoint: EndpointId; onSwitch: (endpoint: EndpointId) => void }) {
   const [queryClient] = useState(() => new QueryClient());
+  // Created once per connection: the Tools card answers the server's questions (elicitations).
+  const [serverRequests] = useState(() => createServerRequests({ elicitation: true }));
   const url = new URL(ENDPOINTS[props.endpoint].path, window.location.origin).href;
   return (
     <QueryClientProvider client={queryClient}>
-      <McpProvider url={url} reconnect={RECONNECT} {...PROBE}>
+      <McpProvider url={url} reconnect={RECONNECT} serverRequests={serverRequests} {...PROBE}>
         <Dashboard endpoint={props.endpoint} onSwitch={props.onSwitch} />
       </McpProvider>
     </QueryClientProvider>

@@ -324,7 +324,11 @@ describe.each(ENDPOINT_IDS)('the playground on the %s endpoint', (endpoint) => {
       () => currentBoard(ui),
       (shown) => JSON.stringify(shown) === JSON.stringify(next),
     );
-    expect(await ui.uriCount(URIS.board, 'notifications')).toBeGreaterThan(notificationsBefore);
+    await until(
+      'the counters card to count that notification',
+      () => ui.uriCount(URIS.board, 'notifications'),
+      (n) => n > notificationsBefore,
+    );
 
     // The next question starts from the board as it is now; declining changes nothing.
     await ui.byId('tool-rename').click();

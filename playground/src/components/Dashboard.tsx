@@ -10,11 +10,13 @@ import { DiagnosticsCard } from './DiagnosticsCard';
 import { EndpointSwitch } from './EndpointSwitch';
 import { EventLogCard } from './EventLogCard';
 import { NotesCard } from './NotesCard';
+import { PageNav } from './PageNav';
 import { ResourceListCard } from './ResourceListCard';
 import { ResourcePanel } from './ResourcePanel';
 import { ScaleBanner } from './ScaleBanner';
 import { ServerCard } from './ServerCard';
 import { StatusBadge } from './StatusBadge';
+import { ToolsCard } from './ToolsCard';
 
 export function Dashboard(props: { endpoint: EndpointId; onSwitch: (id: EndpointId) => void }) {
   const { log, snapshot } = useEventLog();
@@ -25,6 +27,7 @@ export function Dashboard(props: { endpoint: EndpointId; onSwitch: (id: Endpoint
           <h1>mcp-react-query</h1>
           <span className="muted">playground</span>
         </div>
+        <PageNav current="dashboard" />
         <EndpointSwitch value={props.endpoint} onChange={props.onSwitch} />
         <StatusBadge />
       </header>
@@ -41,6 +44,7 @@ export function Dashboard(props: { endpoint: EndpointId; onSwitch: (id: Endpoint
         <ResourcePanel testId="panel-config-raw" uri={URIS.config} title="Config (same URI)" />
         <ConfigSummary />
         <ControlsCard endpoint={props.endpoint} />
+        <ToolsCard />
         <NotesCard />
         <ServerCard endpoint={props.endpoint} />
         <ResourceListCard />

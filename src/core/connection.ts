@@ -3,9 +3,10 @@ import { type BackoffOptions, backoffDelay } from './backoff';
 import type { ClientSource } from './clientSource';
 import { McpQueryError } from './errors';
 import type { ConnectionSnapshot, Emit } from './events';
-import { classifyFailure } from './failure';
+import { classifyFailure, notConnected } from './failure';
 import type { TransportObserver } from './httpTransport';
-import { RetryTimer } from './retryTimer';
+import { RetryTimer, settleWithin } from './retryTimer';
+import { INITIAL_CONNECTION } from './state';
 import { Waiters } from './waiters';
 
 /** What the connection needs of a session: open before the first request, disposed after. */
@@ -37,18 +38,6 @@ const DISPOSE_GRACE_MS = 2000;
  */
 const PERMANENT_ATTEMPTS = 2;
 
-const initial: ConnectionSnapshot = {
-  phase: 'connecting',
-  era: undefined,
-  protocolVersion: undefined,
-  capabilities: undefined,
-  error: undefined,
-  attempt: 0,
-  nextRetryAt: undefined,
-  reconnects: 0,
-  lastLoss: undefined,
-};
-
 /**
  * Connects, and on loss connects again with capped, jittered backoff:
  * connecting → ready, and reconnecting → ready after a loss. Each connected
@@ -59,7 +48,7 @@ const initial: ConnectionSnapshot = {
  */
 export class Connection<S extends SessionLike> {
   readonly #options: ConnectionOptions<S>;
-  #state: ConnectionSnapshot = initial;
+  #state: ConnectionSnapshot = INITIAL_CONNECTION;
   /** The ready session, if any. */
   #session: S | undefined;
   /** The attempt in flight, if any, and its client once made. */
@@ -79,8 +68,8 @@ export class Connection<S extends SessionLike> {
   #readyAt = 0;
   #started = false;
   #closed = false;
-  /** Bumped by stop(): an attempt of an earlier run may no longer become the session. */
-  #epoch = 0;
+  /** Aborted by stop(): an attempt started before may no longer become the session. */
+  #abandon = new AbortController();
 
   constructor(options: ConnectionOptions<S>) {
     this.#options = options;
@@ -114,7 +103,8 @@ export class Connection<S extends SessionLike> {
   stop(): Promise<void> {
     if (!this.#started || this.#closed) return Promise.resolve();
     this.#started = false;
-    this.#epoch += 1;
+    this.#abandon.abort();
+    this.#abandon = new AbortController();
     this.#retry.cancel();
     this.#backoffAttempt = 0;
     this.#permanentFailures = 0;
@@ -145,19 +135,7 @@ export class Connection<S extends SessionLike> {
     if (!settled()) await this.#waiters.wait(settled, { timeoutMs, signal });
     signal?.throwIfAborted();
     if (this.#session) return this.#session;
-    const { phase, error } = this.#state;
-    if (!this.#started) {
-      throw new McpQueryError(
-        'NOT_STARTED',
-        'the MCP connection was never started (McpCacheSync not mounted, or rendered on the server?)',
-      );
-    }
-    if (error instanceof McpQueryError) throw error;
-    throw new McpQueryError(
-      'NOT_CONNECTED',
-      error ? `not connected: ${error.message}` : `the MCP connection is ${phase}`,
-      { cause: error },
-    );
+    throw notConnected(this.#state, this.#started);
   }
 
   /**
@@ -171,26 +149,17 @@ export class Connection<S extends SessionLike> {
     this.#retry.cancel();
     const ending = this.#end(true, true);
     this.#set({ phase: 'closed', nextRetryAt: undefined });
-    await Promise.all([this.#settleAttempt(), ending]);
-  }
-
-  /**
-   * Let a handshake in flight finish, so the session it creates can be ended
-   * on the server; one that hangs is cut off after a grace period.
-   */
-  async #settleAttempt(): Promise<void> {
+    // A handshake in flight finishes, so the session it creates can be ended
+    // on the server; one that hangs is cut off after a grace period.
     const attempt = this.#attempt;
-    if (!attempt) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const cutOff = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        void this.#connecting?.close().catch(() => {});
-        resolve();
-      }, DISPOSE_GRACE_MS);
-    });
-    await Promise.race([attempt, cutOff]);
-    clearTimeout(timer);
-    await attempt;
+    const settled = attempt
+      ? settleWithin(
+          attempt,
+          DISPOSE_GRACE_MS,
+          () => void this.#connecting?.close().catch(() => {}),
+        )
+      : undefined;
+    await Promise.all([settled, ending]);
   }
 
   /** A session that can no longer deliver asks to be replaced. */
@@ -254,8 +223,8 @@ export class Connection<S extends SessionLike> {
 
   async #run(): Promise<void> {
     const { source, open, requestTimeoutMs } = this.#options;
-    const epoch = this.#epoch;
-    const current = () => !this.#closed && epoch === this.#epoch;
+    const abandoned = this.#abandon.signal;
+    const current = () => !this.#closed && !abandoned.aborted;
     let session: S | undefined;
     let client: Client | undefined;
     try {

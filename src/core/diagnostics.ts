@@ -21,16 +21,16 @@ const MAX_UNMATCHED = 50;
  */
 const SILENCE_GRACE_MS = 2000;
 
-/** Where a read started: the coverage epoch and the notifications seen by then. */
+/** Where a read started: how many times coverage began and the notifications seen by then. */
 interface Marker {
-  epoch: number;
+  coverages: number;
   notifications: number;
 }
 
 type Record = Omit<ResourceDiagnostics, 'uri' | 'subscribed' | 'acknowledged' | 'declined'> & {
   loose: string;
   /** Bumped each time coverage of this URI begins. */
-  epoch: number;
+  coverages: number;
   /** Where the latest read started, and the one before it. */
   readStart: Marker | undefined;
   previousReadStart: Marker | undefined;
@@ -112,7 +112,7 @@ export class Diagnostics {
       previous !== undefined &&
       record.silenceTimer === undefined &&
       this.#covered.has(uri) &&
-      previous.epoch === record.epoch &&
+      previous.coverages === record.coverages &&
       previous.notifications === record.notifications
     );
   };
@@ -143,7 +143,7 @@ export class Diagnostics {
         for (const uri of event.acknowledged) {
           this.#covered.add(uri);
           const record = this.#records.get(uri);
-          if (record) record.epoch += 1;
+          if (record) record.coverages += 1;
         }
         for (const uri of event.lost) this.#covered.delete(uri);
         this.#listsCovered = new Set(event.lists);
@@ -206,7 +206,7 @@ export class Diagnostics {
       lastError: undefined,
       lastErrorAt: undefined,
       silentChanges: 0,
-      epoch: 0,
+      coverages: 0,
       readStart: undefined,
       previousReadStart: undefined,
       silenceTimer: undefined,
@@ -243,7 +243,7 @@ export class Diagnostics {
     if (event.phase === 'start') {
       if (record) {
         record.previousReadStart = record.readStart;
-        record.readStart = { epoch: record.epoch, notifications: record.notifications };
+        record.readStart = { coverages: record.coverages, notifications: record.notifications };
       }
       return;
     }

@@ -1,4 +1,5 @@
 import { McpQueryError } from './errors';
+import type { ConnectionSnapshot } from './events';
 
 /**
  * What a failed connection attempt means for the next one:
@@ -102,4 +103,21 @@ export function invalidUrl(url: string | URL): Error | undefined {
 /** The endpoint as an absolute URL (a path like `/mcp` is relative to the page). */
 export function resolveUrl(url: string | URL): URL {
   return new URL(String(url), pageUrl());
+}
+
+/** Why a request that waited for the connection cannot have it. */
+export function notConnected(state: ConnectionSnapshot, started: boolean): McpQueryError {
+  const { phase, error } = state;
+  if (!started) {
+    return new McpQueryError(
+      'NOT_STARTED',
+      'the MCP connection was never started (McpCacheSync not mounted, or rendered on the server?)',
+    );
+  }
+  if (error instanceof McpQueryError) return error;
+  return new McpQueryError(
+    'NOT_CONNECTED',
+    error ? `not connected: ${error.message}` : `the MCP connection is ${phase}`,
+    { cause: error },
+  );
 }

@@ -109,3 +109,19 @@ export function internalsOf(owner: object): SyncInternals {
 export function extendEverySync(extend: Extension): void {
   extensions.push(extend);
 }
+
+/** Engines started by their owner's lifecycle (a provider's mount), never by a query. */
+const ownerStarted = new WeakSet<object>();
+
+/**
+ * For McpProvider: start only when mounted. A query that runs first (a
+ * child's effect runs before its parent's) waits for the mount; on the
+ * server, where nothing mounts, it fails at once instead of connecting.
+ */
+export function startOnMount(sync: object): void {
+  ownerStarted.add(sync);
+}
+
+export function startedByOwner(sync: object): boolean {
+  return ownerStarted.has(sync);
+}

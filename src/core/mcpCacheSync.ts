@@ -2,12 +2,19 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Query, QueryClient, QueryFunctionContext } from '@tanstack/query-core';
 import { defaultBackoff } from './backoff';
 import { CacheBridge } from './cacheBridge';
-import { borrowedSource, ownedSource } from './clientSource';
-import { Connection } from './connection';
+import { createConnection } from './connect';
+import type { Connection } from './connection';
 import { McpQueryError } from './errors';
 import { EventBus, type McpEvent, type McpEventInput } from './events';
 import { InterestRegistry } from './interest';
-import { type AuthAware, type Remote, registerInternals, type SyncInternals } from './internals';
+import {
+  type AuthAware,
+  type Remote,
+  registerInternals,
+  type SyncInternals,
+  startedByOwner,
+  startOnMount,
+} from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import {
@@ -18,25 +25,13 @@ import {
 } from './partition';
 import { resourceListQueryOptions, resourceQueryOptions } from './queryOptions';
 import { Reader } from './reader';
-import { Retention } from './retention';
 import { attach, detach, hasRunner, isAttached, routedQueryFn } from './routing';
-import { Session } from './session';
+import type { Session } from './session';
 import { type McpState, StateStore } from './state';
 import { Waiters } from './waiters';
 
 export type { McpCacheSyncOptions };
-
-/** Engines started by their owner's lifecycle (a provider's mount), never by a query. */
-const startedByOwner = new WeakSet<McpCacheSync>();
-
-/**
- * For McpProvider: start only when mounted. A query that runs first (a
- * child's effect runs before its parent's) waits for the mount; on the
- * server, where nothing mounts, it fails at once instead of connecting.
- */
-export function startOnMount(sync: McpCacheSync): void {
-  startedByOwner.add(sync);
-}
+export { startOnMount };
 
 /**
  * Keeps one MCP server's resources live in a TanStack QueryClient. The React
@@ -98,9 +93,7 @@ export class McpCacheSync {
     const emit = this.#bus.emit;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
     this.#timeoutMs = timeoutMs;
-    const backoff = { ...defaultBackoff, ...options.reconnect };
     const lingerMs = options.lingerMs ?? DEFAULTS.lingerMs;
-    const requests = options.serverRequests;
 
     this.#state = new StateStore({
       client: () => this.#connection.session?.client,
@@ -125,52 +118,17 @@ export class McpCacheSync {
       isListCovered: (list) => (this.#remote ?? session())?.isListCovered(list) ?? false,
     });
     this.#bridge = bridge;
-    const retention = new Retention();
-    const host = {
+    this.#connection = createConnection(options, {
       emit,
-      desire: () => interest.desire(),
-      wants: (uri: string) => interest.wants(uri),
-      wantsList: interest.wantsList.bind(interest),
-      changed: bridge.changed.bind(bridge),
-      listChanged: bridge.listChanged.bind(bridge),
-      coverageChanged: bridge.coverageChanged.bind(bridge),
-      lost: (lost: Session, reason: string, end: boolean) =>
-        this.#connection.lost(lost, reason, end),
-    };
-    this.#connection = new Connection<Session>({
-      label: client ? 'the MCP client passed in' : transport ? 'the transport' : String(url),
-      source: client
-        ? borrowedSource(client)
-        : ownedSource({
-            target: transport ? { transport } : { url: url as string | URL, fetch: options.fetch },
-            clientInfo: options.clientInfo ?? DEFAULTS.clientInfo,
-            protocol: options.protocol ?? 'auto',
-            backoff,
-            authProvider: options.authProvider,
-            capabilities: requests?.capabilities() ?? {},
-            install: (fresh) => requests?.install(fresh),
-          }),
-      backoff,
-      requestTimeoutMs: timeoutMs,
-      emit,
-      open: (fresh, observed) => {
-        const { reconnects, lastLoss } = this.#connection.state;
-        const history = {
-          reopenCount: reconnects,
-          lastCloseReason: lastLoss === undefined ? undefined : ('remote' as const),
-        };
-        const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs;
-        const settings = { backoff, ackTimeoutMs, requestTimeoutMs: timeoutMs, retention };
-        return new Session(
-          fresh,
-          host,
-          { ...settings, releaseAfterMs: 10 * lingerMs, history },
-          observed,
-        );
-      },
+      interest,
+      bridge,
+      backoff: { ...defaultBackoff, ...options.reconnect },
+      timeoutMs,
+      lingerMs,
     });
     this.#reader = new Reader({
       queryClient,
+      keys: this.keys,
       connection: this.#connection,
       interest,
       bridge,
@@ -199,7 +157,7 @@ export class McpCacheSync {
         this.#compare = compare;
       },
       session: async (signal) => {
-        if (!startedByOwner.has(this)) this.#start();
+        if (!startedByOwner(this)) this.#start();
         return this.#connection.whenReady(signal, timeoutMs);
       },
       failed: (failed, error) => this.#connection.unauthorizedIf(failed as Session, error),
@@ -352,7 +310,7 @@ export class McpCacheSync {
   }
 
   async #run({ queryKey, signal }: QueryFunctionContext): Promise<unknown> {
-    if (!startedByOwner.has(this)) this.#start();
+    if (!startedByOwner(this)) this.#start();
     if (!this.#started) {
       if (typeof document === 'undefined') {
         throw new McpQueryError(
@@ -370,13 +328,7 @@ export class McpCacheSync {
     this.#fence();
     if (!this.#started) throw new McpQueryError('NOT_STARTED', 'the McpProvider never mounted');
     if (this.#remote) return this.#remote.read(queryKey, signal);
-    const list = this.keys.listOf(queryKey);
-    if (list) return this.#reader.list(list, queryKey, signal);
-    const prefix = this.keys.resourcePrefix();
-    if (queryKey.length === prefix.length + 1 && prefix.every((part, i) => queryKey[i] === part)) {
-      return this.#reader.read(queryKey[prefix.length], queryKey, signal);
-    }
-    throw new McpQueryError('UNKNOWN_KEY', `not an MCP query key: ${JSON.stringify(queryKey)}`);
+    return this.#reader.query(queryKey, signal);
   }
 
   /**

@@ -2,9 +2,10 @@ import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { hashKey, type QueryClient, type QueryKey } from '@tanstack/query-core';
 import type { CacheBridge } from './cacheBridge';
 import type { Connection } from './connection';
-import { errorMessage, invalidUriError, isValidUri } from './errors';
+import { errorMessage, invalidUriError, isValidUri, McpQueryError } from './errors';
 import type { Emit } from './events';
 import type { InterestRegistry } from './interest';
+import type { McpKeys } from './keys';
 import { canonical } from './listDiff';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { checkContents } from './readResult';
@@ -15,6 +16,7 @@ const FIRST_LOAD_GRACE_MS = 5000;
 
 export interface ReaderOptions {
   queryClient: QueryClient;
+  keys: McpKeys;
   connection: Connection<Session>;
   interest: InterestRegistry;
   bridge: CacheBridge;
@@ -37,6 +39,18 @@ export class Reader {
 
   constructor(options: ReaderOptions) {
     this.#options = options;
+  }
+
+  /** The query function of every MCP key on this scope: a list or one resource. */
+  query(key: QueryKey, signal: AbortSignal): Promise<unknown> {
+    const { keys } = this.#options;
+    const list = keys.listOf(key);
+    if (list) return this.list(list, key, signal);
+    const prefix = keys.resourcePrefix();
+    if (key.length === prefix.length + 1 && prefix.every((part, i) => key[i] === part)) {
+      return this.read(key[prefix.length], key, signal);
+    }
+    throw new McpQueryError('UNKNOWN_KEY', `not an MCP query key: ${JSON.stringify(key)}`);
   }
 
   async read(uri: unknown, key: QueryKey, signal: AbortSignal): Promise<ReadResourceResult> {

@@ -83,12 +83,24 @@ export interface MemorySize {
   floodSlice: number;
 }
 
+export interface TabsSize {
+  /** Simulated tabs of one app: each its own QueryClient and McpCacheSync. */
+  tabs: number;
+  /** Resources every tab holds (the same set in every tab). */
+  uris: number;
+  /** Updates, one at a time, each to a random held resource. */
+  updates: number;
+  /** Give up waiting for an update (or the start) to show in every tab after this long. */
+  consistentTimeoutMs: number;
+}
+
 interface Sizes {
   storm: StormSize;
   churn: ChurnSize;
   scroll: ScrollSize;
   latency: LatencySize;
   memory: MemorySize;
+  tabs: TabsSize;
 }
 
 const base: Sizes = QUICK
@@ -126,6 +138,7 @@ const base: Sizes = QUICK
         floodUpdates: 2_000,
         floodSlice: 500,
       },
+      tabs: { tabs: 4, uris: 10, updates: 10, consistentTimeoutMs: 10_000 },
     }
   : {
       storm: {
@@ -161,6 +174,7 @@ const base: Sizes = QUICK
         floodUpdates: 100_000,
         floodSlice: 1_000,
       },
+      tabs: { tabs: 8, uris: 20, updates: 30, consistentTimeoutMs: 30_000 },
     };
 
 /**
@@ -177,6 +191,7 @@ export const SIZES: Sizes = (() => {
     scroll: { ...base.scroll, ...overrides.scroll },
     latency: { ...base.latency, ...overrides.latency },
     memory: { ...base.memory, ...overrides.memory },
+    tabs: { ...base.tabs, ...overrides.tabs },
   };
 })();
 

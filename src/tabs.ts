@@ -1,5 +1,5 @@
 /**
- * `mcp-react-query/tabs`: one connection for all of a browser's tabs. Kept
+ * `mcp-react-query/tabs`: one connection for all of a browser's tabs (docs/design.md, rule 14). Kept
  * out of the main entry so apps that do not share pay nothing for it.
  *
  * ```tsx

@@ -189,6 +189,7 @@ export class ScaledCluster implements ModernSide {
     return {
       subscribedUris: sortedUnique(views.flatMap((view) => view.subscribedUris)),
       openStreams: views.reduce((sum, view) => sum + view.listenStreams, 0),
+      sessions: 0,
       reads: views.reduce((sum, view) => sum + view.reads, 0),
     };
   }

@@ -35,6 +35,10 @@ function stringField(body: Record<string, unknown>, name: string): string {
 
 const routes: Record<string, Route> = {
   'GET /demo/state': async (demo) => demo.state(),
+  // Reads of one URI the server has served, over both endpoints (the tab-sharing test).
+  'GET /demo/reads': async (demo, _req, query) => ({
+    reads: demo.store.reads(query.get('uri') ?? undefined),
+  }),
   'POST /demo/config': async (demo, req, _query, via) => {
     demo.setConfig(stringField(await readJson(req), 'text'), via);
     return { ok: true };

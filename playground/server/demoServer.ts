@@ -68,6 +68,7 @@ function singleModern(store: ResourceStore): ModernSide {
     view: () => ({
       subscribedUris: endpoint.subscribedUris(),
       openStreams: endpoint.openStreams(),
+      sessions: endpoint.liveSessions(),
       reads: endpoint.counters().reads,
     }),
     dropStreams: () => endpoint.dropStreams(),
@@ -211,6 +212,7 @@ export class DemoServer {
         legacy: {
           subscribedUris: this.legacy.subscribedUris(),
           openStreams: this.legacy.openStreams(),
+          sessions: this.legacy.liveSessions(),
           reads: this.legacy.counters().reads,
         },
       },

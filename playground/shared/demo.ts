@@ -84,6 +84,8 @@ export interface EndpointView {
   /** URIs the server itself believes are subscribed right now. */
   subscribedUris: string[];
   openStreams: number;
+  /** 2025 sessions the server holds (each with its own SSE GET); 0 on 2026-07-28. */
+  sessions: number;
   reads: number;
 }
 

@@ -5,9 +5,11 @@ import { Callback } from './components/Callback';
 import { Dashboard } from './components/Dashboard';
 import { SignInPage } from './components/SignInPage';
 import { useEndpointParam } from './hooks/useEndpointParam';
+import { useShareParam } from './hooks/useShareParam';
 import { createServerRequests, McpProvider } from './mcp';
 import { RECONNECT } from './options';
 import { SCALE } from './scale';
+import { shareAcrossTabs } from './tabs';
 
 // Scaled mode only: re-read quiet acknowledged resources, so a change no instance announced to
 // this page's stream shows up as a silent change in the diagnostics.
@@ -38,20 +40,44 @@ export function App() {
 
 function DashboardApp() {
   const [endpoint, setEndpoint] = useEndpointParam();
-  // Keyed on the endpoint: switching starts a fresh cache, event log and connection, so what
-  // you see afterwards came from the other server.
-  return <Session key={endpoint} endpoint={endpoint} onSwitch={setEndpoint} />;
+  const [share, setShare] = useShareParam();
+  // Keyed on the endpoint and sharing: switching starts a fresh cache, event log and
+  // connection, so what you see afterwards came from the other server (or its own stream).
+  return (
+    <Session
+      key={`${endpoint}:${share}`}
+      endpoint={endpoint}
+      onSwitch={setEndpoint}
+      share={share}
+      onShare={setShare}
+    />
+  );
 }
 
-function Session(props: { endpoint: EndpointId; onSwitch: (endpoint: EndpointId) => void }) {
+interface SessionProps {
+  endpoint: EndpointId;
+  onSwitch: (endpoint: EndpointId) => void;
+  share: boolean;
+  onShare: (share: boolean) => void;
+}
+
+function Session(props: SessionProps) {
   const [queryClient] = useState(() => new QueryClient());
+  // All tabs of this page on one server share one connection, held by the elected leader tab.
+  const [tabs] = useState(() => (props.share ? shareAcrossTabs() : undefined));
   // Created once per connection: the Tools card answers the server's questions (elicitations).
   const [serverRequests] = useState(() => createServerRequests({ elicitation: true }));
   const url = new URL(ENDPOINTS[props.endpoint].path, window.location.origin).href;
   return (
     <QueryClientProvider client={queryClient}>
-      <McpProvider url={url} reconnect={RECONNECT} serverRequests={serverRequests} {...PROBE}>
-        <Dashboard endpoint={props.endpoint} onSwitch={props.onSwitch} />
+      <McpProvider
+        url={url}
+        reconnect={RECONNECT}
+        serverRequests={serverRequests}
+        shareAcrossTabs={tabs}
+        {...PROBE}
+      >
+        <Dashboard {...props} />
       </McpProvider>
     </QueryClientProvider>
   );

@@ -102,7 +102,7 @@ const FORWARDED = new Set<McpEvent['type']>([
  * This tab's place in one sharing group: a follower (the `Remote` its
  * McpCacheSync reads through) until it wins the leader lock, then the
  * leader until it leaves. The group is named by the server, the scope and
- * the identity, so private data never crosses identities.
+ * the identity, so private data never crosses identities (docs/design.md, rule 14).
  */
 class Membership implements Remote {
   readonly tab = Math.random().toString(36).slice(2) + Date.now().toString(36);
@@ -559,6 +559,9 @@ class Membership implements Remote {
 
   #forward(event: McpEvent): void {
     if (!FORWARDED.has(event.type) || this.#members.size === 0) return;
+    // This tab's own shutdown is not the group's state: the next leader's is.
+    if (event.type === 'connection' && event.state.phase === 'closed') return;
+    if (event.type === 'status' && event.status === 'closed') return;
     this.#outbox.push(event);
     if (this.#outbox.length > 1) return;
     queueMicrotask(() => {

@@ -33,6 +33,22 @@ export async function until<T>(
   }
 }
 
+/** The demo server's control API at `baseUrl`, called directly. */
+export async function control<T = unknown>(
+  baseUrl: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(new URL(path, baseUrl), {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
+  return (await response.json()) as T;
+}
+
 export class Dashboard {
   constructor(
     readonly page: Page,
@@ -146,14 +162,8 @@ export class Dashboard {
   }
 
   /** The demo server's control API, called directly (the page's buttons call the same). */
-  async control<T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const response = await fetch(new URL(path, this.baseUrl), {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
-    return (await response.json()) as T;
+  control<T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    return control<T>(this.baseUrl, method, path, body);
   }
 
   serverState(): Promise<DemoState> {

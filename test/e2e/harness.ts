@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../../scripts/playground.mjs', import.meta.url));
@@ -136,4 +137,27 @@ export async function startPlayground(flags: string[] = []): Promise<Playground>
     if (!String(error).includes('already in use')) throw error;
     return startOnce(await freePort(), flags);
   }
+}
+
+export interface Started {
+  playground: Playground;
+  browser: Browser;
+}
+
+/** For one test file: the playground and Chromium start before its tests and stop after them. */
+export function startedForFile(flags: string[] = []): () => Started {
+  let started: Partial<Started> = {};
+  beforeAll(async () => {
+    const [playground, browser] = await Promise.all([startPlayground(flags), launchBrowser()]);
+    started = { playground, browser };
+  });
+  afterAll(async () => {
+    await started.browser?.close();
+    await started.playground?.stop();
+  });
+  return () => {
+    const { playground, browser } = started;
+    if (!playground || !browser) throw new Error('the playground or the browser did not start');
+    return { playground, browser };
+  };
 }

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BOARD_COLORS,
@@ -10,21 +10,11 @@ import {
   URIS,
 } from '../../playground/shared/demo';
 import { Dashboard, until } from './dashboard';
-import { launchBrowser, type Playground, startPlayground } from './harness';
+import { startedForFile } from './harness';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../playground/screenshots/', import.meta.url));
 
-let playground: Playground | undefined;
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  [playground, browser] = await Promise.all([startPlayground(), launchBrowser()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await playground?.stop();
-});
+const started = startedForFile();
 
 /** The board as the Tools card shows it. */
 async function currentBoard(ui: Dashboard): Promise<Board> {
@@ -57,7 +47,7 @@ describe.each(ENDPOINT_IDS)('the playground on the %s endpoint', (endpoint) => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!browser || !playground) throw new Error('the playground did not start');
+    const { browser, playground } = started();
     page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     ui = new Dashboard(page, playground.url);

@@ -6,27 +6,17 @@
  * sees only their own, which a MutationObserver in every document of the run checks: alice's
  * inbox is never on screen once she signed out, not even for one frame.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_IDS, type EndpointId, type SignInMode } from '../../playground/shared/demo';
 import { until } from './dashboard';
-import { launchBrowser, type Playground, startPlayground } from './harness';
+import { startedForFile } from './harness';
 
 /** In alice's inbox only (playground/server/protectedDemo.ts). */
 const ALICE_MARKER = "Alice's inbox";
 const BOB_MARKER = "Bob's inbox";
 
-let playground: Playground | undefined;
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  [playground, browser] = await Promise.all([startPlayground(), launchBrowser()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await playground?.stop();
-});
+const started = startedForFile();
 
 /** One look at the app's page, reported by the observer whenever what it shows changes. */
 interface Seen {
@@ -88,7 +78,7 @@ class SignInPage {
     this.page = await this.context.newPage();
     this.page.on('pageerror', (error) => this.errors.push(error.message));
     await this.page.goto(
-      new URL(`/signin?endpoint=${this.endpoint}&mode=${this.mode}`, playground?.url).href,
+      new URL(`/signin?endpoint=${this.endpoint}&mode=${this.mode}`, started().playground.url).href,
     );
   }
 
@@ -112,7 +102,7 @@ class SignInPage {
 
   /** Click "Sign in…", pick `user` on the authorization server's page, come back. */
   async signIn(user: 'alice' | 'bob'): Promise<void> {
-    const app = new URL(playground?.url ?? '').origin;
+    const app = new URL(started().playground.url).origin;
     if (this.mode === 'popup') {
       const [popup] = await Promise.all([
         this.context.waitForEvent('page'),
@@ -152,9 +142,8 @@ describe.each(CASES)('sign-in on the $endpoint endpoint, $mode mode', ({ endpoin
   });
 
   it("unauthorized → alice → sign out → bob; alice's inbox never shows again", async () => {
-    if (!browser) throw new Error('the browser did not start');
     // A context of its own: empty localStorage, so nobody is signed in yet.
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context = await started().browser.newContext({ viewport: { width: 1280, height: 800 } });
     const ui = new SignInPage(context, endpoint, mode);
     await ui.open();
     await ui.page.evaluate(() => {

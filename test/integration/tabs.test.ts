@@ -188,6 +188,11 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
       for (const view of views) expect(view.text()).toBe(`${SHARED} v1`);
     });
     expect(leaderOf([first, ...others])).toEqual([first]);
+    // The closing leader's own shutdown is not the followers' state.
+    const statuses = new Set<string>();
+    for (const tab of others) {
+      tab.sync.subscribeState(() => statuses.add(tab.sync.getState().status));
+    }
 
     const closing = first.close();
     server.setText(SHARED, 'during the handover'); // nobody may be subscribed right now
@@ -205,6 +210,7 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
     await eventually(() => {
       for (const view of views) expect(view.text()).toBe('after');
     });
+    expect(statuses.has('closed')).toBe(false);
   });
 
   it('a crashed leader is replaced, and nothing is left stale', async () => {

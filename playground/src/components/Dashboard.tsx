@@ -16,13 +16,19 @@ import { ResourcePanel } from './ResourcePanel';
 import { ScaleBanner } from './ScaleBanner';
 import { ServerCard } from './ServerCard';
 import { StatusBadge } from './StatusBadge';
+import { TabsBadge } from './TabsBadge';
 import { ToolsCard } from './ToolsCard';
 
-export function Dashboard(props: { endpoint: EndpointId; onSwitch: (id: EndpointId) => void }) {
+export function Dashboard(props: {
+  endpoint: EndpointId;
+  onSwitch: (id: EndpointId) => void;
+  share: boolean;
+  onShare: (share: boolean) => void;
+}) {
   const { log, snapshot } = useEventLog();
   return (
     <div className="page">
-      <header className="topbar">
+      <header className="topbar wrap">
         <div className="brand">
           <h1>mcp-react-query</h1>
           <span className="muted">playground</span>
@@ -30,6 +36,7 @@ export function Dashboard(props: { endpoint: EndpointId; onSwitch: (id: Endpoint
         <PageNav current="dashboard" />
         <EndpointSwitch value={props.endpoint} onChange={props.onSwitch} />
         <StatusBadge />
+        <TabsBadge share={props.share} onShare={props.onShare} />
       </header>
       {SCALE && <ScaleBanner scale={SCALE} />}
       <main className="grid">

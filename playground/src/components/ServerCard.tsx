@@ -23,6 +23,12 @@ export function ServerCard(props: { endpoint: EndpointId }) {
           <dl className="facts">
             <dt>open streams</dt>
             <dd data-testid="server-open-streams">{view.openStreams}</dd>
+            {props.endpoint === 'legacy' && (
+              <>
+                <dt>live sessions</dt>
+                <dd data-testid="server-sessions">{view.sessions}</dd>
+              </>
+            )}
             <dt>reads served</dt>
             <dd>{view.reads}</dd>
             <dt>counter</dt>

@@ -57,8 +57,9 @@ export function createHttpTransport(
     ended: false,
     youngDeaths: 0,
     openedAt: 0,
+    sent: new Map(),
   };
-  return new StreamableHTTPClientTransport(url, {
+  const transport = new StreamableHTTPClientTransport(url, {
     fetch: observedFetch(observer, standalone, options),
     // Every resumption waits at least what the SDK says (the server's
     // `retry:`, which the spec says to respect); the standalone stream waits
@@ -85,6 +86,42 @@ export function createHttpTransport(
       maxRetries: RESUME_ATTEMPTS,
     },
   });
+  endSessionOnPageHide(transport, url, standalone, options.fetch ?? fetch);
+  return transport;
+}
+
+/**
+ * A page that goes away (its tab closed, or navigated elsewhere) ends its
+ * 2025 session on the server as `dispose()` would (rule 11), with a DELETE
+ * that outlives the page (`keepalive`). Without it the session, and what it
+ * subscribed, stays on the server until the server expires it; and with
+ * tab sharing every leader that closes would leave one behind. A page kept
+ * in the back/forward cache may come back, so it keeps its session.
+ */
+function endSessionOnPageHide(
+  transport: StreamableHTTPClientTransport,
+  url: URL,
+  stream: StandaloneStream,
+  send: Fetch,
+): void {
+  const page = globalThis as {
+    addEventListener?: (type: string, listener: (event: { persisted?: boolean }) => void) => void;
+    removeEventListener?: (
+      type: string,
+      listener: (event: { persisted?: boolean }) => void,
+    ) => void;
+  };
+  if (typeof document === 'undefined' || typeof page.addEventListener !== 'function') return;
+  const onPageHide = (event: { persisted?: boolean }) => {
+    const sessionId = transport.sessionId;
+    if (event.persisted || sessionId === undefined) return;
+    const headers = new Headers({ 'mcp-session-id': sessionId });
+    for (const [name, value] of stream.sent) headers.set(name, value);
+    void send(url, { method: 'DELETE', headers, keepalive: true }).catch(() => {});
+  };
+  page.addEventListener('pagehide', onPageHide);
+  // The client chains its own onclose after this one when it connects.
+  transport.onclose = () => page.removeEventListener?.('pagehide', onPageHide);
 }
 
 /**
@@ -110,6 +147,8 @@ interface StandaloneStream {
   /** Consecutive times it ended soon after opening. */
   youngDeaths: number;
   openedAt: number;
+  /** The protocol version and credentials of the latest request, for a DELETE at page hide. */
+  sent: Map<string, string>;
 }
 
 function observedFetch(
@@ -146,6 +185,10 @@ function observedFetch(
     };
     // A GET is the standalone stream unless it resumes a response stream:
     // those carry a Last-Event-ID the standalone stream never sent.
+    for (const name of ['mcp-protocol-version', 'authorization']) {
+      const value = headers.get(name);
+      if (value !== null) stream.sent.set(name, value);
+    }
     const lastEventId = headers.get('last-event-id') ?? undefined;
     const standalone =
       method === 'GET' &&

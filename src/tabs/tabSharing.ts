@@ -98,6 +98,9 @@ const FORWARDED = new Set<McpEvent['type']>([
   'list',
 ]);
 
+/** How long a new leader lets the other tabs introduce themselves before it counts them. */
+const GROUP_SETTLE_MS = 100;
+
 /**
  * This tab's place in one sharing group: a follower (the `Remote` its
  * McpCacheSync reads through) until it wins the leader lock, then the
@@ -119,6 +122,8 @@ class Membership implements Remote {
   #leading = false;
   #handovers = 0;
   #tabs = 1;
+  /** Set for a moment after taking over, while the other tabs introduce themselves. */
+  #settling: ReturnType<typeof setTimeout> | undefined;
   // As a follower: requests in flight, the leader's coverage, data already taken.
   #nextId = 0;
   readonly #pending = new Map<number, Pending>();
@@ -458,7 +463,8 @@ class Membership implements Remote {
   #lead(): void {
     if (this.#left) return;
     this.#leading = true;
-    if (this.#leader !== undefined) this.#handovers += 1;
+    const handover = this.#leader !== undefined;
+    if (handover) this.#handovers += 1;
     this.#leader = undefined;
     this.#covered.clear();
     this.#internals.setRemote(undefined);
@@ -473,7 +479,19 @@ class Membership implements Remote {
       for (const controller of this.#calls.values()) controller.abort();
     });
     this.#send({ type: 'leader', tab: this.tab, handovers: this.#handovers });
-    this.#groupChanged();
+    if (!handover) {
+      this.#groupChanged();
+      return;
+    }
+    // The other tabs introduce themselves now: count them once, rather
+    // than from 1 up, so no tab shows the group shrinking and growing back.
+    this.#emitTabs();
+    const settle = setTimeout(() => {
+      this.#settling = undefined;
+      this.#groupChanged();
+    }, GROUP_SETTLE_MS);
+    this.#settling = settle;
+    this.#stopLeading.push(() => clearTimeout(settle));
   }
 
   async #serveRead(tab: string, id: number, key: QueryKey, fresh: boolean): Promise<void> {
@@ -590,6 +608,7 @@ class Membership implements Remote {
   }
 
   #groupChanged(): void {
+    if (this.#settling !== undefined) return;
     this.#tabs = this.#members.size + 1;
     this.#send({ type: 'group', tabs: this.#tabs, handovers: this.#handovers });
     this.#emitTabs();

@@ -190,8 +190,13 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
     expect(leaderOf([first, ...others])).toEqual([first]);
     // The closing leader's own shutdown is not the followers' state.
     const statuses = new Set<string>();
+    // Nor does the group seem to shrink to one tab and grow back while they find each other.
+    const counts = new Set<number>();
     for (const tab of others) {
       tab.sync.subscribeState(() => statuses.add(tab.sync.getState().status));
+      tab.sync.subscribeEvents((event) => {
+        if (event.type === 'tabs') counts.add(event.tabs);
+      });
     }
 
     const closing = first.close();
@@ -211,6 +216,7 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
       for (const view of views) expect(view.text()).toBe('after');
     });
     expect(statuses.has('closed')).toBe(false);
+    expect(Math.min(...counts)).toBe(3);
   });
 
   it('a crashed leader is replaced, and nothing is left stale', async () => {

@@ -13,10 +13,12 @@ import { CheckFailed, main, seconds } from './lib/run.mjs';
 export const BUDGET_GZIP_BYTES = 10_000;
 /**
  * What CI fails past until the budget is met: the measured size when issue 12 was last worked
- * on (14.4 kB, with the issue-11 connection work and the tab-sharing hooks in the default bundle) plus a little, so any
- * growth is caught. See the note in CHANGELOG / issue 12 for what reaching 10 kB would cost.
+ * on plus a little, so any growth is caught and has to be argued for. 14.37 kB with the issue-11
+ * connection work and the tab-sharing hooks; 14.72 kB once a page that goes away ends its 2025
+ * session (the keepalive DELETE at pagehide) and the connection's wiring moved to connect.ts.
+ * See the README's "Package checks" for what reaching 10 kB would cost.
  */
-export const CEILING_GZIP_BYTES = 14_600;
+export const CEILING_GZIP_BYTES = 14_850;
 
 main(async () => {
   const started = performance.now();

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
@@ -48,6 +49,10 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
+    // Most tests wait on servers and timers, not on the CPU: two workers even on two cores
+    // (Vitest's default there is one), which halves the run and keeps every test honest about
+    // load: none may depend on having the machine to itself.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

@@ -1,5 +1,6 @@
 import type { Progress } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
+import { McpQueryError, type McpQueryErrorCode } from '../core/errors';
 import type { McpEvent } from '../core/events';
 import type { CallToolVariables } from '../core/tools';
 
@@ -60,4 +61,33 @@ export interface LocksLike {
     callback: () => Promise<unknown>,
   ): Promise<unknown>;
   query(): Promise<{ held?: { name?: string }[] }>;
+}
+
+/** An error as it can cross to another tab. */
+export function toWire(error: unknown): WireError {
+  const {
+    name = 'Error',
+    message = String(error),
+    code,
+  } = (error ?? {}) as {
+    name?: string;
+    message?: string;
+    code?: unknown;
+  };
+  return {
+    name,
+    message,
+    ...((typeof code === 'string' || typeof code === 'number') && { code }),
+  };
+}
+
+/** The error another tab sent, as an Error again (an McpQueryError keeps its code). */
+export function fromWire(error: WireError): Error {
+  if (error.name === 'McpQueryError' && typeof error.code === 'string') {
+    return new McpQueryError(error.code as McpQueryErrorCode, error.message);
+  }
+  return Object.assign(new Error(error.message), {
+    name: error.name,
+    ...(error.code !== undefined && { code: error.code }),
+  });
 }

@@ -1,0 +1,276 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { Query, QueryKey } from '@tanstack/query-core';
+import { McpQueryError } from '../core/errors';
+import { LIST_KINDS, type NotifiedList } from '../core/lists';
+import { DEFAULTS } from '../core/options';
+import type { CallToolVariables } from '../core/tools';
+import type { GroupLink } from './link';
+import { fromWire, type TabMessage, type WireCall } from './protocol';
+
+type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
+
+interface Pending {
+  request: Request;
+  /** The leader it was sent to (undefined: not sent yet). */
+  sentTo: string | undefined;
+  /** A call, as given (to run it elsewhere if it never left this tab). */
+  call: CallToolVariables | undefined;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  /** Stop the timeout and the abort listener. */
+  done(): void;
+}
+
+/** Messages only a follower acts on. */
+export type FollowerMessage = Extract<
+  TabMessage,
+  { type: 'events' | 'data' | 'progress' | 'reply' }
+>;
+
+/**
+ * A tab that goes through the leader: its reads and calls as requests that
+ * wait for the leader's reply (and move to the next leader on a handover),
+ * the leader's coverage as its own, and the content the leader read taken
+ * into this tab's cache without reading again.
+ */
+export class Follower {
+  readonly #link: GroupLink;
+  #leader: string | undefined;
+  #nextId = 0;
+  readonly #pending = new Map<number, Pending>();
+  readonly #covered = new Set<string>();
+  #listsCovered = new Set<NotifiedList>();
+  /** When each entry last took content from the leader (newer content only). */
+  readonly #applied = new WeakMap<Query, number>();
+  #interestQueued = false;
+
+  constructor(link: GroupLink) {
+    this.#link = link;
+  }
+
+  /** The tab this one goes through, once known. */
+  get leader(): string | undefined {
+    return this.#leader;
+  }
+
+  read(key: QueryKey, signal: AbortSignal): Promise<unknown> {
+    const { internals, tab } = this.#link;
+    const fresh = this.#find(key)?.state.isInvalidated === true;
+    const timeoutMs = 2 * (internals.options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
+    return this.#request((id) => ({ type: 'read', tab, id, key, fresh }), {
+      signal,
+      timeoutMs,
+      call: undefined,
+    });
+  }
+
+  callTool(variables: CallToolVariables): Promise<CallToolResult> {
+    const { internals, tab } = this.#link;
+    const { options } = internals;
+    const timeoutMs =
+      (options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs) +
+      (options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
+    const call: WireCall = {
+      name: variables.name,
+      ...(variables.arguments && { arguments: variables.arguments }),
+      progress: variables.onProgress !== undefined,
+    };
+    return this.#request((id) => ({ type: 'call', tab, id, variables: call }), {
+      signal: variables.signal,
+      timeoutMs,
+      call: variables,
+    }) as Promise<CallToolResult>;
+  }
+
+  /** Tell the leader, once per tick, every key this tab holds. */
+  interest(): void {
+    if (this.#interestQueued) return;
+    this.#interestQueued = true;
+    queueMicrotask(() => {
+      this.#interestQueued = false;
+      if (this.#leader === undefined) return;
+      this.#link.send({ type: 'interest', tab: this.#link.tab, keys: this.#heldKeys() });
+    });
+  }
+
+  isCovered(uri: string): boolean {
+    return this.#covered.has(uri);
+  }
+
+  isListCovered(list: NotifiedList): boolean {
+    return this.#listsCovered.has(list);
+  }
+
+  /**
+   * Another tab leads (a newcomer hears it in answer to its hello; the
+   * others on a handover). Returns whether that is news.
+   */
+  follow(leader: string): boolean {
+    if (leader === this.#leader) return false;
+    this.#leader = leader;
+    // What the previous leader covered says nothing about the new one.
+    this.#covered.clear();
+    this.#listsCovered = new Set();
+    for (const [id, pending] of [...this.#pending]) {
+      if (pending.request.type === 'call' && pending.sentTo !== undefined) {
+        this.#take(id)?.reject(lostCall());
+      } else this.#sendRequest(pending, leader);
+    }
+    this.interest();
+    return true;
+  }
+
+  /** This tab leads now, or leaves: it follows nobody. Returns whether it followed someone. */
+  unfollow(): boolean {
+    const followed = this.#leader !== undefined;
+    this.#leader = undefined;
+    this.#covered.clear();
+    this.#listsCovered = new Set();
+    return followed;
+  }
+
+  receive(message: FollowerMessage): void {
+    const { internals, tab } = this.#link;
+    switch (message.type) {
+      case 'events':
+        if (message.to !== undefined && message.to !== tab) return;
+        for (const event of message.events) {
+          if (event.type === 'coverage') {
+            for (const uri of event.acknowledged) this.#covered.add(uri);
+            for (const uri of event.lost) this.#covered.delete(uri);
+            this.#listsCovered = new Set(event.lists);
+          }
+          internals.bus.dispatch(event);
+        }
+        break;
+      case 'data':
+        this.#apply(message.key, message.data, message.updatedAt);
+        break;
+      case 'progress':
+        if (message.to === tab) this.#pending.get(message.id)?.call?.onProgress?.(message.progress);
+        break;
+      case 'reply': {
+        const pending = message.to === tab ? this.#take(message.id) : undefined;
+        if (!pending) return;
+        if (message.error) {
+          pending.reject(fromWire(message.error));
+          return;
+        }
+        if (pending.request.type === 'read' && message.updatedAt !== undefined) {
+          const query = this.#find(pending.request.key);
+          if (query) this.#applied.set(query, message.updatedAt);
+        }
+        pending.resolve(message.value);
+        break;
+      }
+    }
+  }
+
+  /**
+   * The leader changed to this tab, or this tab leaves: reads are read again
+   * wherever this tab's queries go now (a superseded read is retried by the
+   * routed query function); a call that never left this tab runs through
+   * `rerun`; one already sent may have run, so it is not repeated but fails.
+   */
+  handOver(rerun: ((call: CallToolVariables) => Promise<unknown>) | undefined, why: string): void {
+    for (const id of [...this.#pending.keys()]) {
+      const pending = this.#take(id) as Pending;
+      if (pending.request.type === 'read') {
+        pending.reject(new McpQueryError('SUPERSEDED', why));
+      } else if (pending.sentTo === undefined && pending.call && rerun) {
+        rerun(pending.call).then(pending.resolve, pending.reject);
+      } else pending.reject(lostCall());
+    }
+  }
+
+  #request(
+    make: (id: number) => Request,
+    options: {
+      signal: AbortSignal | undefined;
+      timeoutMs: number;
+      call: CallToolVariables | undefined;
+    },
+  ): Promise<unknown> {
+    const { signal, timeoutMs, call } = options;
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      this.#nextId += 1;
+      const id = this.#nextId;
+      const onAbort = () => {
+        const taken = this.#take(id);
+        if (taken?.sentTo !== undefined && taken.request.type === 'call') {
+          this.#link.send({ type: 'cancel', tab: this.#link.tab, id });
+        }
+        taken?.reject(signal?.reason);
+      };
+      const timer = setTimeout(() => {
+        this.#take(id)?.reject(
+          new McpQueryError(
+            'NOT_CONNECTED',
+            `no answer from the tab holding the connection within ${timeoutMs} ms`,
+          ),
+        );
+      }, timeoutMs);
+      const pending: Pending = {
+        request: make(id),
+        sentTo: undefined,
+        call,
+        resolve,
+        reject,
+        done: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      this.#pending.set(id, pending);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (this.#leader !== undefined) this.#sendRequest(pending, this.#leader);
+    });
+  }
+
+  /** The request `id`, out of the pending set: the one who takes it settles it. */
+  #take(id: number): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    this.#pending.delete(id);
+    pending.done();
+    return pending;
+  }
+
+  #sendRequest(pending: Pending, leader: string): void {
+    pending.sentTo = leader;
+    this.#link.send(pending.request);
+  }
+
+  /** What this tab holds: its wanted URIs, and the lists someone here shows. */
+  #heldKeys(): QueryKey[] {
+    const { keys, desire } = this.#link.internals;
+    const held = desire().uris.map((uri) => keys.resource(uri));
+    for (const kind of LIST_KINDS) {
+      if ((this.#find(keys.list(kind))?.getObserversCount() ?? 0) > 0) held.push(keys.list(kind));
+    }
+    return held;
+  }
+
+  /** Content the leader read: an entry this tab has takes it, unless it has newer. */
+  #apply(key: QueryKey, data: unknown, updatedAt: number): void {
+    const query = this.#find(key);
+    if (!query || (this.#applied.get(query) ?? 0) >= updatedAt) return;
+    this.#applied.set(query, updatedAt);
+    this.#link.internals.queryClient.setQueryData(key, data, { updatedAt });
+  }
+
+  #find(key: QueryKey): Query | undefined {
+    return this.#link.internals.queryClient.getQueryCache().find({ queryKey: key, exact: true });
+  }
+}
+
+function lostCall(): McpQueryError {
+  return new McpQueryError(
+    'CONNECTION_LOST',
+    'the tab holding the connection went away during the call; it may or may not have run',
+  );
+}

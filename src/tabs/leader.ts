@@ -1,0 +1,270 @@
+import type { Progress } from '@modelcontextprotocol/client';
+import {
+  hashKey,
+  type QueryCacheNotifyEvent,
+  type QueryKey,
+  QueryObserver,
+} from '@tanstack/query-core';
+import { McpQueryError } from '../core/errors';
+import type { McpEvent } from '../core/events';
+import { callTool } from '../core/tools';
+import { FORWARDED, type GroupLink, isGroupKey } from './link';
+import { type TabMessage, toWire, type WireCall } from './protocol';
+
+/** How long a new leader lets the other tabs introduce themselves before it counts them. */
+const GROUP_SETTLE_MS = 100;
+
+/** Messages only the leader acts on. */
+export type LeaderMessage = Extract<
+  TabMessage,
+  { type: 'hello' | 'interest' | 'bye' | 'read' | 'call' | 'cancel' }
+>;
+
+export interface LeaderOptions {
+  /** Leader changes the group has seen, this one included. */
+  handovers: number;
+  /** It took over from another leader (the other tabs are there, and say hello again). */
+  handover: boolean;
+  /** How many tabs share the connection now (this one included). */
+  onGroup(tabs: number): void;
+}
+
+/**
+ * The tab holding the connection, for the others: it holds every key they
+ * hold through QueryObservers (so its subscriptions are the union), answers
+ * their reads from one flight per key and runs their tool calls, forwards
+ * its connection's events, broadcasts every successful read, and notices
+ * tabs that closed without a goodbye. Lives from winning the leader lock to
+ * `stop()`.
+ */
+export class Leader {
+  readonly #link: GroupLink;
+  readonly #options: LeaderOptions;
+  /** The other tabs, what they hold, and since when they are known. */
+  readonly #members = new Map<string, { keys: QueryKey[]; since: number }>();
+  readonly #holds = new Map<string, () => void>();
+  readonly #calls = new Map<string, AbortController>();
+  #outbox: McpEvent[] = [];
+  /** Set for a moment after taking over, while the other tabs introduce themselves. */
+  #settling: ReturnType<typeof setTimeout> | undefined;
+  readonly #stops: Array<() => void> = [];
+  #stopped = false;
+
+  constructor(link: GroupLink, options: LeaderOptions) {
+    this.#link = link;
+    this.#options = options;
+    const { internals, settings } = link;
+    const liveness = setInterval(() => void this.#checkLiveness(), settings.livenessMs);
+    this.#stops.push(
+      internals.bus.subscribe((event) => this.#forward(event)),
+      () => clearInterval(liveness),
+    );
+    link.send({ type: 'leader', tab: link.tab, handovers: options.handovers });
+    if (!options.handover) {
+      this.#groupChanged();
+      return;
+    }
+    // The other tabs introduce themselves now: count them once, rather than
+    // from 1 up, so no tab shows the group shrinking and growing back.
+    this.#settling = setTimeout(() => {
+      this.#settling = undefined;
+      this.#groupChanged();
+    }, GROUP_SETTLE_MS);
+    this.#stops.push(() => clearTimeout(this.#settling));
+  }
+
+  /** This tab leaves: release what it held for the others, abort their calls. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    for (const stop of this.#stops.splice(0)) stop();
+    for (const release of this.#holds.values()) release();
+    this.#holds.clear();
+    for (const controller of this.#calls.values()) controller.abort();
+  }
+
+  receive(message: LeaderMessage): void {
+    const { internals, tab } = this.#link;
+    switch (message.type) {
+      case 'hello': {
+        this.#members.set(message.tab, { keys: [], since: Date.now() });
+        this.#link.send({ type: 'leader', tab, handovers: this.#options.handovers });
+        const at = Date.now();
+        const facts = internals
+          .facts()
+          .filter((fact) => FORWARDED.has(fact.type))
+          .map((fact) => ({ ...fact, at }) as McpEvent);
+        this.#link.send({ type: 'events', to: message.tab, events: facts });
+        this.#groupChanged();
+        break;
+      }
+      case 'interest': {
+        const keys = message.keys.filter((key) => isGroupKey(internals, key));
+        const member = this.#members.get(message.tab);
+        this.#members.set(message.tab, { keys, since: member?.since ?? Date.now() });
+        this.#reconcile();
+        if (!member) this.#groupChanged();
+        break;
+      }
+      case 'bye':
+        if (this.#members.delete(message.tab)) {
+          this.#reconcile();
+          this.#groupChanged();
+        }
+        break;
+      case 'read':
+        void this.#serveRead(message.tab, message.id, message.key, message.fresh);
+        break;
+      case 'call':
+        void this.#serveCall(message.tab, message.id, message.variables);
+        break;
+      case 'cancel':
+        this.#calls
+          .get(`${message.tab}/${message.id}`)
+          ?.abort(new McpQueryError('SUPERSEDED', 'the tab that made the call cancelled it'));
+        break;
+    }
+  }
+
+  /** Content this tab read goes to every other tab that has the entry. */
+  onCacheEvent(event: QueryCacheNotifyEvent): void {
+    if (event.type !== 'updated' || event.action.type !== 'success' || this.#members.size === 0) {
+      return;
+    }
+    const { queryKey, state } = event.query;
+    this.#link.send({
+      type: 'data',
+      key: queryKey,
+      data: state.data,
+      updatedAt: state.dataUpdatedAt,
+    });
+  }
+
+  async #serveRead(tab: string, id: number, key: QueryKey, fresh: boolean): Promise<void> {
+    const { internals } = this.#link;
+    const { queryClient } = internals;
+    let reply: TabMessage;
+    try {
+      if (!isGroupKey(internals, key)) {
+        throw new McpQueryError(
+          'UNKNOWN_KEY',
+          `not an MCP key of this group: ${JSON.stringify(key)}`,
+        );
+      }
+      // One flight per key for every tab; cached content the leader's
+      // coverage keeps fresh is answered without reading.
+      const value = await queryClient.fetchQuery({
+        queryKey: key,
+        retry: false,
+        ...(fresh && { staleTime: 0 }),
+      });
+      reply = {
+        type: 'reply',
+        to: tab,
+        id,
+        value,
+        updatedAt: queryClient.getQueryState(key)?.dataUpdatedAt,
+      };
+    } catch (error) {
+      reply = { type: 'reply', to: tab, id, error: toWire(error) };
+    }
+    if (!this.#stopped) this.#link.send(reply);
+  }
+
+  async #serveCall(tab: string, id: number, variables: WireCall): Promise<void> {
+    const controller = new AbortController();
+    const name = `${tab}/${id}`;
+    this.#calls.set(name, controller);
+    let reply: TabMessage;
+    try {
+      const value = await callTool(this.#link.owner, {
+        name: variables.name,
+        ...(variables.arguments && { arguments: variables.arguments }),
+        signal: controller.signal,
+        ...(variables.progress && {
+          onProgress: (progress: Progress) =>
+            this.#link.send({ type: 'progress', to: tab, id, progress }),
+        }),
+      });
+      reply = { type: 'reply', to: tab, id, value };
+    } catch (error) {
+      reply = { type: 'reply', to: tab, id, error: toWire(error) };
+    } finally {
+      this.#calls.delete(name);
+    }
+    if (!this.#stopped) this.#link.send(reply);
+  }
+
+  /** Hold, here, every key some other tab holds: the leader's subscriptions are the union. */
+  #reconcile(): void {
+    if (this.#stopped) return;
+    const wanted = new Map<string, QueryKey>();
+    for (const { keys } of this.#members.values()) {
+      for (const key of keys) wanted.set(hashKey(key), key);
+    }
+    for (const [hash, release] of this.#holds) {
+      if (wanted.has(hash)) continue;
+      release();
+      this.#holds.delete(hash);
+    }
+    for (const [hash, key] of wanted) {
+      if (this.#holds.has(hash)) continue;
+      // Cached content is not read on mount: the catch-up after the
+      // acknowledgement re-reads it, once (rule 4).
+      const observer = new QueryObserver(this.#link.internals.queryClient, {
+        queryKey: key,
+        refetchOnMount: false,
+        refetchOnWindowFocus: false,
+      });
+      this.#holds.set(
+        hash,
+        observer.subscribe(() => {}),
+      );
+    }
+  }
+
+  #forward(event: McpEvent): void {
+    if (!FORWARDED.has(event.type) || this.#members.size === 0) return;
+    // This tab's own shutdown is not the group's state: the next leader's is.
+    if (event.type === 'connection' && event.state.phase === 'closed') return;
+    if (event.type === 'status' && event.status === 'closed') return;
+    this.#outbox.push(event);
+    if (this.#outbox.length > 1) return;
+    queueMicrotask(() => {
+      const events = this.#outbox;
+      this.#outbox = [];
+      this.#link.send({ type: 'events', events });
+    });
+  }
+
+  /** Tabs that closed without a goodbye (crashed, killed) no longer hold their lock. */
+  async #checkLiveness(): Promise<void> {
+    if (this.#members.size === 0) return;
+    const { locks, livenessMs } = this.#link.settings;
+    const snapshot = await locks.query().catch(() => undefined);
+    if (!snapshot || this.#stopped) return;
+    const held = new Set((snapshot.held ?? []).map((lock) => lock.name));
+    const cutoff = Date.now() - livenessMs;
+    let gone = false;
+    for (const [tab, member] of this.#members) {
+      if (member.since > cutoff || held.has(tabLock(this.#link.name, tab))) continue;
+      this.#members.delete(tab);
+      gone = true;
+    }
+    if (!gone) return;
+    this.#reconcile();
+    this.#groupChanged();
+  }
+
+  #groupChanged(): void {
+    if (this.#settling !== undefined || this.#stopped) return;
+    const tabs = this.#members.size + 1;
+    this.#link.send({ type: 'group', tabs, handovers: this.#options.handovers });
+    this.#options.onGroup(tabs);
+  }
+}
+
+/** The lock a tab holds while it lives: the leader tells a closed tab from a quiet one by it. */
+export function tabLock(group: string, tab: string): string {
+  return `${group}|tab|${tab}`;
+}

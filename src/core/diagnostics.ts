@@ -84,6 +84,8 @@ export class Diagnostics {
     this.#listeners.add(listener);
     return () => {
       this.#listeners.delete(listener);
+      // Nobody left to tear between: a reader from now on sees the latest.
+      if (this.#listeners.size === 0 && this.#timer !== undefined) this.#snapshot = undefined;
     };
   };
 
@@ -273,12 +275,21 @@ export class Diagnostics {
     (record.silenceTimer as { unref?: () => void }).unref?.();
   }
 
-  /** Rebuild lazily; tell listeners at most every `emitEveryMs`. */
+  /**
+   * Rebuild lazily; tell listeners at most every `emitEveryMs`. While
+   * someone listens the snapshot changes only when they are told: a
+   * component that renders meanwhile for another reason would otherwise
+   * show a newer state than the others (tearing).
+   */
   #changed(): void {
-    this.#snapshot = undefined;
-    if (this.#timer !== undefined || this.#listeners.size === 0) return;
+    if (this.#listeners.size === 0) {
+      this.#snapshot = undefined;
+      return;
+    }
+    if (this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
+      this.#snapshot = undefined;
       for (const listener of [...this.#listeners]) listener();
     }, this.#emitEveryMs);
   }

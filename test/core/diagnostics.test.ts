@@ -339,6 +339,21 @@ describe('Diagnostics', () => {
     expect(listener).toHaveBeenCalledTimes(3);
   });
 
+  it('while someone listens, the snapshot changes only when they are told, so no two readers disagree', async () => {
+    const d = new Diagnostics({ emitEveryMs: 100 });
+    d.apply(want('a://1'));
+    const listener = vi.fn();
+    d.subscribe(listener);
+    const before = d.getSnapshot();
+    d.apply(updated('x://1', false));
+    // A component that renders now for another reason sees what every other one shows.
+    expect(d.getSnapshot()).toBe(before);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(d.getSnapshot()).not.toBe(before);
+    expect(d.getSnapshot().counters.unmatched).toBe(1);
+  });
+
   it('an unsubscribed listener and a disposed instance are told nothing', async () => {
     const d = new Diagnostics({ emitEveryMs: 50 });
     const kept = vi.fn();

@@ -1,3 +1,4 @@
+import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import type { ConnectionPhase, Era, StreamStatus } from './events';
 import type { NotifiedList } from './lists';
 
@@ -77,6 +78,15 @@ export interface McpDiagnostics {
   /** With tab sharing: whether this tab holds the connection, how many tabs share it, leader changes. */
   tabs: { leader: boolean; tabs: number; handovers: number } | undefined;
   checks: DiagnosticCheck[];
+}
+
+/** What the first check asks of the server's declared capabilities. */
+export function resourceCapabilities(
+  declared: ServerCapabilities | undefined,
+): McpDiagnostics['capabilities'] {
+  if (!declared) return undefined;
+  const { subscribe, listChanged } = declared.resources ?? {};
+  return { subscribe: subscribe === true, listChanged: listChanged === true };
 }
 
 /** The four field checks, from a snapshot (pure). */

@@ -2,6 +2,7 @@ import type { BackoffOptions } from './backoff';
 import type { CacheBridge } from './cacheBridge';
 import { borrowedSource, ownedSource } from './clientSource';
 import { Connection } from './connection';
+import { McpQueryError } from './errors';
 import type { Emit } from './events';
 import type { InterestRegistry } from './interest';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
@@ -28,6 +29,13 @@ export function createConnection(
   { emit, interest, bridge, backoff, timeoutMs, lingerMs }: ConnectionParts,
 ): Connection<Session> {
   const { client, transport, url, serverRequests: requests } = options;
+  const sources = [url, client, transport].filter((s) => s !== undefined).length;
+  if (sources !== 1) {
+    throw new McpQueryError(
+      'INVALID_OPTIONS',
+      `McpCacheSync needs one of url, client or transport (got ${sources})`,
+    );
+  }
   const retention = new Retention();
   const host = {
     emit,

@@ -5,9 +5,9 @@ import { McpQueryError } from './errors';
 import type { ConnectionSnapshot, Emit } from './events';
 import { classifyFailure, notConnected } from './failure';
 import type { TransportObserver } from './httpTransport';
-import { RetryTimer, settleWithin } from './retryTimer';
+import { RetryTimer } from './retryTimer';
 import { INITIAL_CONNECTION } from './state';
-import { Waiters } from './waiters';
+import { settleWithin, Waiters } from './waiters';
 
 /** What the connection needs of a session: open before the first request, disposed after. */
 export interface SessionLike {

@@ -4,6 +4,7 @@ import {
   looseForm,
   type McpDiagnostics,
   type ResourceDiagnostics,
+  resourceCapabilities,
   type UnmatchedNotification,
 } from './checks';
 import type { ConnectionSnapshot, McpEvent, McpEventOf, StreamStatus } from './events';
@@ -320,12 +321,7 @@ export class Diagnostics {
       }
       return { ...entry, nearest };
     });
-    const capabilities = connection.capabilities
-      ? {
-          subscribe: connection.capabilities.resources?.subscribe === true,
-          listChanged: connection.capabilities.resources?.listChanged === true,
-        }
-      : undefined;
+    const capabilities = resourceCapabilities(connection.capabilities);
     const lists = this.#listsCovered;
     let retained = 0;
     for (const uri of this.#covered) if (!this.#records.has(uri)) retained += 1;

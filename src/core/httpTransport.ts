@@ -57,10 +57,11 @@ export function createHttpTransport(
     ended: false,
     youngDeaths: 0,
     openedAt: 0,
-    sent: new Map(),
   };
+  /** The protocol version and credentials of the latest request, for a DELETE at page hide. */
+  const sent = new Map<string, string>();
   const transport = new StreamableHTTPClientTransport(url, {
-    fetch: observedFetch(observer, standalone, options),
+    fetch: observedFetch(observer, standalone, sent, options),
     // Every resumption waits at least what the SDK says (the server's
     // `retry:`, which the spec says to respect); the standalone stream waits
     // longer the more often it died young, so a server that accepts it and
@@ -86,7 +87,7 @@ export function createHttpTransport(
       maxRetries: RESUME_ATTEMPTS,
     },
   });
-  endSessionOnPageHide(transport, url, standalone, options.fetch ?? fetch);
+  endSessionOnPageHide(transport, url, sent, options.fetch ?? fetch);
   return transport;
 }
 
@@ -101,7 +102,7 @@ export function createHttpTransport(
 function endSessionOnPageHide(
   transport: StreamableHTTPClientTransport,
   url: URL,
-  stream: StandaloneStream,
+  sent: ReadonlyMap<string, string>,
   send: Fetch,
 ): void {
   const page = globalThis as {
@@ -116,7 +117,7 @@ function endSessionOnPageHide(
     const sessionId = transport.sessionId;
     if (event.persisted || sessionId === undefined) return;
     const headers = new Headers({ 'mcp-session-id': sessionId });
-    for (const [name, value] of stream.sent) headers.set(name, value);
+    for (const [name, value] of sent) headers.set(name, value);
     void send(url, { method: 'DELETE', headers, keepalive: true }).catch(() => {});
   };
   page.addEventListener('pagehide', onPageHide);
@@ -147,13 +148,12 @@ interface StandaloneStream {
   /** Consecutive times it ended soon after opening. */
   youngDeaths: number;
   openedAt: number;
-  /** The protocol version and credentials of the latest request, for a DELETE at page hide. */
-  sent: Map<string, string>;
 }
 
 function observedFetch(
   observer: TransportObserver,
   stream: StandaloneStream,
+  sent: Map<string, string>,
   options: HttpTransportOptions,
 ): Fetch {
   const base = options.fetch;
@@ -183,12 +183,12 @@ function observedFetch(
     const forget = () => {
       if (id !== undefined) open.delete(id);
     };
-    // A GET is the standalone stream unless it resumes a response stream:
-    // those carry a Last-Event-ID the standalone stream never sent.
     for (const name of ['mcp-protocol-version', 'authorization']) {
       const value = headers.get(name);
-      if (value !== null) stream.sent.set(name, value);
+      if (value !== null) sent.set(name, value);
     }
+    // A GET is the standalone stream unless it resumes a response stream:
+    // those carry a Last-Event-ID the standalone stream never sent.
     const lastEventId = headers.get('last-event-id') ?? undefined;
     const standalone =
       method === 'GET' &&

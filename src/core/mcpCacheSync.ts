@@ -78,14 +78,7 @@ export class McpCacheSync {
   #disposed = false;
 
   constructor(options: McpCacheSyncOptions) {
-    const { queryClient, client, transport, url, authContext } = options;
-    const sources = [url, client, transport].filter((s) => s !== undefined).length;
-    if (sources !== 1) {
-      throw new McpQueryError(
-        'INVALID_OPTIONS',
-        `McpCacheSync needs one of url, client or transport (got ${sources})`,
-      );
-    }
+    const { queryClient, authContext } = options;
     this.queryClient = queryClient;
     this.keys = createMcpKeys(options.scope);
     const auth = options.authProvider as AuthAware | undefined;

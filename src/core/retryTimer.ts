@@ -47,24 +47,3 @@ export class RetryTimer {
     this.#stopWaiting = undefined;
   }
 }
-
-/**
- * Waits for `work`, but no longer than `graceMs`: past that `cutOff` runs
- * (to make the work end) and the wait goes on until it has.
- */
-export async function settleWithin(
-  work: Promise<void>,
-  graceMs: number,
-  cutOff: () => void,
-): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      cutOff();
-      resolve();
-    }, graceMs);
-  });
-  await Promise.race([work, late]);
-  clearTimeout(timer);
-  await work;
-}

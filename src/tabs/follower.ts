@@ -48,11 +48,6 @@ export class Follower {
     this.#link = link;
   }
 
-  /** The tab this one goes through, once known. */
-  get leader(): string | undefined {
-    return this.#leader;
-  }
-
   read(key: QueryKey, signal: AbortSignal): Promise<unknown> {
     const { internals, tab } = this.#link;
     const fresh = this.#find(key)?.state.isInvalidated === true;

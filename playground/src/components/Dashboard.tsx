@@ -10,7 +10,6 @@ import { DiagnosticsCard } from './DiagnosticsCard';
 import { EndpointSwitch } from './EndpointSwitch';
 import { EventLogCard } from './EventLogCard';
 import { NotesCard } from './NotesCard';
-import { PageNav } from './PageNav';
 import { ResourceListCard } from './ResourceListCard';
 import { ResourcePanel } from './ResourcePanel';
 import { ScaleBanner } from './ScaleBanner';
@@ -18,6 +17,7 @@ import { ServerCard } from './ServerCard';
 import { StatusBadge } from './StatusBadge';
 import { TabsBadge } from './TabsBadge';
 import { ToolsCard } from './ToolsCard';
+import { TopBar } from './TopBar';
 
 export function Dashboard(props: {
   endpoint: EndpointId;
@@ -28,16 +28,11 @@ export function Dashboard(props: {
   const { log, snapshot } = useEventLog();
   return (
     <div className="page">
-      <header className="topbar wrap">
-        <div className="brand">
-          <h1>mcp-react-query</h1>
-          <span className="muted">playground</span>
-        </div>
-        <PageNav current="dashboard" />
+      <TopBar page="dashboard">
         <EndpointSwitch value={props.endpoint} onChange={props.onSwitch} />
         <StatusBadge />
         <TabsBadge share={props.share} onShare={props.onShare} />
-      </header>
+      </TopBar>
       {SCALE && <ScaleBanner scale={SCALE} />}
       <main className="grid">
         <ResourcePanel testId="panel-clock" uri={URIS.clock} title="Clock" />

@@ -4,9 +4,9 @@ import { ENDPOINT_IDS, PROTECTED_ENDPOINTS, type SignInMode } from '../../shared
 import { McpProvider } from '../mcp';
 import { RECONNECT } from '../options';
 import { providerFor, signInHref, signInParams } from '../signin';
-import { PageNav } from './PageNav';
 import { SignInCard } from './SignInCard';
 import { StatusBadge } from './StatusBadge';
+import { TopBar } from './TopBar';
 
 const MODES: SignInMode[] = ['redirect', 'popup'];
 
@@ -24,12 +24,7 @@ export function SignInPage() {
     <QueryClientProvider client={queryClient}>
       <McpProvider url={url} authProvider={provider} reconnect={RECONNECT}>
         <div className="page">
-          <header className="topbar wrap">
-            <div className="brand">
-              <h1>mcp-react-query</h1>
-              <span className="muted">playground</span>
-            </div>
-            <PageNav current="signin" />
+          <TopBar page="signin">
             <nav className="switch" aria-label="Protected endpoint">
               {ENDPOINT_IDS.map((id) => (
                 <a
@@ -57,7 +52,7 @@ export function SignInPage() {
               ))}
             </nav>
             <StatusBadge />
-          </header>
+          </TopBar>
           <main className="grid">
             <SignInCard provider={provider} endpoint={endpoint} mode={mode} />
           </main>

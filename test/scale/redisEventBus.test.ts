@@ -325,8 +325,10 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
   it('close() ends its own connection, keeps the caller client open and leaves no handles', async () => {
     const client = await connectClient();
     const channel = newChannel();
-    // Sockets and timers of earlier tests' clients are still winding down for a moment.
+    // Sockets and timers of earlier tests' clients are still winding down for a moment, and
+    // Redis lists an earlier bus's connection until it has processed that bus's goodbye.
     await settled(countHandles, 100);
+    await eventually(async () => expect(await busConnectionIds(admin)).toHaveLength(0));
     const before = countHandles();
     const errors: RedisEventBusError[] = [];
     const bus: RedisEventBus = createRedisEventBus({

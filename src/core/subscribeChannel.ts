@@ -23,12 +23,20 @@ export interface SubscribeChannelOptions {
   random?: () => number;
 }
 
-type Phase = 'subscribing' | 'subscribed' | 'unsubscribing';
+/**
+ * Where a URI stands on the server, as far as this session knows. `unsure`:
+ * the last request about it got no answer (a timeout, a cut connection), so
+ * the server may or may not hold the subscription; it is asked again, after
+ * a backoff, to subscribe or to unsubscribe, whichever is wanted by then.
+ */
+type Phase = 'subscribing' | 'subscribed' | 'unsubscribing' | 'unsure';
 
 /**
  * The 2025 channel: `resources/subscribe` when a URI is first wanted,
  * `resources/unsubscribe` when retention lets it go, one request in flight
- * per URI at a time. Notifications ride the session's standalone SSE stream,
+ * per URI at a time. A request that got no answer may still have been
+ * carried out, so it is settled by asking again, never assumed either way
+ * (rule 10). Notifications ride the session's standalone SSE stream,
  * so a URI is covered only while it is subscribed *and* that stream is open.
  * It lives exactly as long as its session: a new session subscribes anew.
  */
@@ -39,7 +47,7 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #canSubscribe: boolean;
   readonly #phases = new Map<string, Phase>();
   readonly #declined = new Map<string, string>();
-  /** Subscribes that failed without an answer, waiting to be sent again. */
+  /** Requests that got no answer, waiting to be sent again. */
   readonly #retries = new Map<string, { attempt: number; timer?: ReturnType<typeof setTimeout> }>();
   /** What should be subscribed (held plus the extras retention keeps). */
   #target: ReadonlySet<string> = new Set();
@@ -73,7 +81,9 @@ export class SubscribeChannel implements ChangeChannel {
       }
     } else {
       const active = new Set<string>();
-      for (const [uri, phase] of this.#phases) if (phase !== 'unsubscribing') active.add(uri);
+      for (const [uri, phase] of this.#phases) {
+        if (phase === 'subscribing' || phase === 'subscribed') active.add(uri);
+      }
       this.#retarget(this.#options.retention.plan(desire.held, active));
       clearTimeout(this.#idle);
       this.#idle = setTimeout(
@@ -81,9 +91,11 @@ export class SubscribeChannel implements ChangeChannel {
         this.#options.releaseAfterMs,
       );
       // A URI let go forgets why it was declined: asking again later is fair.
+      // One the server may still hold keeps its retry: it becomes an unsubscribe.
       for (const uri of this.#declined.keys()) {
         if (this.#target.has(uri)) continue;
         this.#declined.delete(uri);
+        if (this.#phases.get(uri) === 'unsure') continue;
         clearTimeout(this.#retries.get(uri)?.timer);
         this.#retries.delete(uri);
       }
@@ -157,9 +169,10 @@ export class SubscribeChannel implements ChangeChannel {
   #step(uri: string): void {
     const phase = this.#phases.get(uri);
     if (phase === 'subscribing' || phase === 'unsubscribing') return;
+    if (this.#retries.get(uri)?.timer !== undefined) return;
     const wanted = this.#target.has(uri);
-    if (wanted && phase === undefined && !this.#declined.has(uri)) this.#subscribe(uri);
-    else if (!wanted && phase === 'subscribed') this.#unsubscribe(uri);
+    if (wanted && phase !== 'subscribed' && !this.#declined.has(uri)) this.#subscribe(uri);
+    else if (!wanted && (phase === 'subscribed' || phase === 'unsure')) this.#unsubscribe(uri);
   }
 
   #subscribe(uri: string): void {
@@ -174,14 +187,16 @@ export class SubscribeChannel implements ChangeChannel {
         },
         (error: unknown) => {
           if (this.#disposed) return;
-          this.#phases.delete(uri);
           // The server answered "no" (unknown resource, method not found…):
           // asking again would get the same answer. No answer at all (a
-          // timeout, the network) says nothing about the server's will: ask
-          // again with backoff, and show it as declined meanwhile.
+          // timeout, the network) says nothing about the server's will, nor
+          // whether it subscribed: ask again with backoff, and show it as
+          // declined meanwhile.
           if (rpcCode(error) !== undefined) {
+            this.#phases.delete(uri);
             this.#declined.set(uri, `the server refused: ${errorMessage(error)}`);
           } else {
+            this.#phases.set(uri, 'unsure');
             this.#declined.set(uri, `subscribe failed: ${errorMessage(error)}; retrying`);
             this.#scheduleRetry(uri);
           }
@@ -202,8 +217,7 @@ export class SubscribeChannel implements ChangeChannel {
     retry.timer = setTimeout(() => {
       retry.timer = undefined;
       if (this.#disposed) return;
-      this.#declined.delete(uri);
-      this.#report.declined(new Map(this.#declined));
+      if (this.#declined.delete(uri)) this.#report.declined(new Map(this.#declined));
       this.#step(uri);
     }, delay);
     this.#retries.set(uri, retry);
@@ -214,12 +228,27 @@ export class SubscribeChannel implements ChangeChannel {
     this.#publishCoverage();
     this.#client
       .unsubscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
-      .catch(() => {
-        // Best effort: the server forgets subscriptions with the session anyway.
-      })
+      .then(
+        () => {
+          if (this.#disposed) return;
+          this.#phases.delete(uri);
+          this.#retries.delete(uri);
+        },
+        (error: unknown) => {
+          if (this.#disposed) return;
+          // A refusal is final (the session's end forgets the rest); no
+          // answer leaves the subscription possibly held: ask again.
+          if (rpcCode(error) !== undefined) {
+            this.#phases.delete(uri);
+            this.#retries.delete(uri);
+          } else {
+            this.#phases.set(uri, 'unsure');
+            this.#scheduleRetry(uri);
+          }
+        },
+      )
       .finally(() => {
         if (this.#disposed) return;
-        this.#phases.delete(uri);
         this.#step(uri);
       });
   }

@@ -23,6 +23,7 @@ import {
 const B = 'note://b';
 const LISTEN = 'subscriptions/listen';
 const SUBSCRIBE = 'resources/subscribe';
+const UNSUBSCRIBE = 'resources/unsubscribe';
 
 const subscribeOf = (exchange: { method: string | undefined; params: unknown }, uri: string) =>
   exchange.method === SUBSCRIBE && (exchange.params as { uri?: unknown } | undefined)?.uri === uri;
@@ -316,6 +317,45 @@ describe('subscribe answers from a hostile 2025 server', () => {
     // (500 ms) before the next, so the count is bounded by the elapsed time, never a storm.
     const elapsed = Date.now() - started;
     expect(h.proxy.stats(SUBSCRIBE).requests).toBeLessThanOrEqual(1 + Math.ceil(elapsed / 500));
+    expect(h.sync.getState().status).toBe('ready');
+  });
+
+  // A request that got no answer may still have been carried out: the server subscribed, only
+  // the answer was lost (a cut connection, a timeout). The chaos run on legacy caught the leak
+  // this used to cause: the URI was let go while "declined, retrying", its retry was dropped, and
+  // the live session kept the subscription for good.
+  it('a subscribe whose answer was lost is undone on the server once the URI is let go', async () => {
+    h = await startHostile(
+      'legacy-v2',
+      { ackTimeoutMs: 200, requestTimeoutMs: 300 },
+      { hold: (exchange) => (exchange.method === SUBSCRIBE ? 'hang' : undefined) },
+    );
+    const view = h.mount(URI);
+    await eventually(() => expect(h?.resource(URI)?.declined).toMatch(/subscribe failed/));
+    expect(h.server.subscribedUris()).toEqual([URI]);
+    view.unmount();
+    await eventually(() => expect(h?.server.subscribedUris()).toEqual([]));
+    expect(h.sync.getState().status).toBe('ready');
+  });
+
+  it('an unsubscribe that got no answer is sent again until the server has let go', async () => {
+    let cut = 0;
+    h = await startHostile('legacy-v2', {
+      // The network fails the first unsubscribe before it leaves the browser.
+      fetch: async (input, init) => {
+        if (cut === 0 && typeof init?.body === 'string' && init.body.includes(UNSUBSCRIBE)) {
+          cut += 1;
+          throw new TypeError('fetch failed');
+        }
+        return fetch(input, init);
+      },
+    });
+    const view = h.mount(URI);
+    await h.acknowledged(URI);
+    view.unmount();
+    await eventually(() => expect(cut).toBe(1));
+    await eventually(() => expect(h?.server.subscribedUris()).toEqual([]));
+    expect(h.proxy.stats(UNSUBSCRIBE).requests).toBe(1);
     expect(h.sync.getState().status).toBe('ready');
   });
 

@@ -30,7 +30,7 @@ import {
 } from '../shared/demo';
 import { DemoError, sendJson } from './http';
 import { badgePng } from './png';
-import { reportText, SEED_NOTES, seedResources } from './seed';
+import { PUBLIC, reportText, SEED_NOTES, seedResources } from './seed';
 import { acceptedBoard, DemoStore, demoTools, INITIAL_BOARD } from './tools';
 
 const CLOCK_INTERVAL_MS = 1000;
@@ -247,6 +247,7 @@ export class DemoServer {
       title: `Note ${this.#nextNote}`,
       mimeType: 'text/plain',
       text,
+      ...PUBLIC,
     });
     this.#nextNote += 1;
     return uri;

@@ -11,8 +11,14 @@ export function reportText(version: number): string {
   return `Report #${version}\ngenerated ${new Date().toISOString()}\nstatus: all systems nominal`;
 }
 
+/**
+ * Everyone sees the same demo content, so it is marked `cacheScope: 'public'` (a 2026-07-28
+ * server says `private` when nothing is said): the page's warm reload may keep it.
+ */
+export const PUBLIC = { cacheScope: 'public' } as const;
+
 export function seedResources(imageBase64: string, board: Board): StoredResource[] {
-  return [
+  const resources: StoredResource[] = [
     {
       uri: URIS.clock,
       name: 'clock',
@@ -62,6 +68,7 @@ export function seedResources(imageBase64: string, board: Board): StoredResource
       text: JSON.stringify(board, null, 2),
     },
   ];
+  return resources.map((resource) => ({ ...resource, ...PUBLIC }));
 }
 
 export const SEED_NOTES = [

@@ -1,13 +1,16 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { PersistQueryClientProvider } from '@tanstack/react-query-persist-client';
+import type { ReactNode } from 'react';
 import { useState } from 'react';
 import { ENDPOINTS, type EndpointId, isEndpointId } from '../shared/demo';
 import { Callback } from './components/Callback';
 import { Dashboard } from './components/Dashboard';
 import { SignInPage } from './components/SignInPage';
 import { useEndpointParam } from './hooks/useEndpointParam';
-import { useShareParam } from './hooks/useShareParam';
+import { usePersistParam, useShareParam } from './hooks/useSearchFlag';
 import { createServerRequests, McpProvider } from './mcp';
 import { RECONNECT } from './options';
+import { persistOptions } from './persist';
 import { SCALE } from './scale';
 import { shareAcrossTabs } from './tabs';
 
@@ -41,15 +44,18 @@ export function App() {
 function DashboardApp() {
   const [endpoint, setEndpoint] = useEndpointParam();
   const [share, setShare] = useShareParam();
-  // Keyed on the endpoint and sharing: switching starts a fresh cache, event log and
+  const [persist, setPersist] = usePersistParam();
+  // Keyed on the endpoint and the switches: switching starts a fresh cache, event log and
   // connection, so what you see afterwards came from the other server (or its own stream).
   return (
     <Session
-      key={`${endpoint}:${share}`}
+      key={`${endpoint}:${share}:${persist}`}
       endpoint={endpoint}
       onSwitch={setEndpoint}
       share={share}
       onShare={setShare}
+      persist={persist}
+      onPersist={setPersist}
     />
   );
 }
@@ -59,6 +65,8 @@ interface SessionProps {
   onSwitch: (endpoint: EndpointId) => void;
   share: boolean;
   onShare: (share: boolean) => void;
+  persist: boolean;
+  onPersist: (persist: boolean) => void;
 }
 
 function Session(props: SessionProps) {
@@ -69,7 +77,7 @@ function Session(props: SessionProps) {
   const [serverRequests] = useState(() => createServerRequests({ elicitation: true }));
   const url = new URL(ENDPOINTS[props.endpoint].path, window.location.origin).href;
   return (
-    <QueryClientProvider client={queryClient}>
+    <CacheProvider client={queryClient} url={url} persist={props.persist}>
       <McpProvider
         url={url}
         reconnect={RECONNECT}
@@ -79,6 +87,24 @@ function Session(props: SessionProps) {
       >
         <Dashboard {...props} />
       </McpProvider>
-    </QueryClientProvider>
+    </CacheProvider>
+  );
+}
+
+/** The page's cache: kept in localStorage when the warm reload is on, else in memory only. */
+function CacheProvider(props: {
+  client: QueryClient;
+  url: string;
+  persist: boolean;
+  children: ReactNode;
+}) {
+  const [options] = useState(() => persistOptions(props.url));
+  if (!props.persist) {
+    return <QueryClientProvider client={props.client}>{props.children}</QueryClientProvider>;
+  }
+  return (
+    <PersistQueryClientProvider client={props.client} persistOptions={options}>
+      {props.children}
+    </PersistQueryClientProvider>
   );
 }

@@ -3,7 +3,7 @@
  * condition with a deadline; nothing here sleeps for a fixed time.
  */
 import type { Locator, Page } from 'playwright-core';
-import type { DemoState } from '../../playground/shared/demo';
+import { type DemoState, type EndpointId, URIS } from '../../playground/shared/demo';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const POLL_MS = 50;
@@ -47,6 +47,34 @@ export async function control<T = unknown>(
   });
   if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
   return (await response.json()) as T;
+}
+
+/** The demo server behind the playground, driven and inspected through its control API. */
+export class DemoServer {
+  constructor(readonly baseUrl: string) {}
+
+  call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+    return control<T>(this.baseUrl, method, path);
+  }
+
+  state(): Promise<DemoState> {
+    return this.call<DemoState>('GET', '/demo/state');
+  }
+
+  async endpoint(endpoint: EndpointId): Promise<DemoState['endpoints'][EndpointId]> {
+    return (await this.state()).endpoints[endpoint];
+  }
+
+  /** Reads of the counter the server has served (both endpoints). */
+  async counterReads(): Promise<number> {
+    const path = `/demo/reads?uri=${encodeURIComponent(URIS.counter)}`;
+    return (await this.call<{ reads: number }>('GET', path)).reads;
+  }
+
+  /** +1 on the counter; resolves with the new value. */
+  async increment(): Promise<number> {
+    return (await this.call<{ counter: number }>('POST', '/demo/counter')).counter;
+  }
 }
 
 export class Dashboard {

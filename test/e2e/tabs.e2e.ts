@@ -6,8 +6,8 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type DemoState, ENDPOINT_IDS, type EndpointId, URIS } from '../../playground/shared/demo';
-import { control, Dashboard, until } from './dashboard';
+import { ENDPOINT_IDS, type EndpointId } from '../../playground/shared/demo';
+import { Dashboard, DemoServer, until } from './dashboard';
 import { startedForFile } from './harness';
 
 const TABS = 8;
@@ -46,23 +46,10 @@ async function allShow(tabs: Dashboard[], counter: number): Promise<void> {
   );
 }
 
-function server<T>(method: 'GET' | 'POST', path: string): Promise<T> {
-  return control<T>(started().playground.url, method, path);
-}
-
-/** Reads of the counter the server has served (both endpoints). */
-async function counterReads(): Promise<number> {
-  const path = `/demo/reads?uri=${encodeURIComponent(URIS.counter)}`;
-  return (await server<{ reads: number }>('GET', path)).reads;
-}
-
-async function increment(): Promise<number> {
-  return (await server<{ counter: number }>('POST', '/demo/counter')).counter;
-}
-
-async function endpointView(endpoint: EndpointId) {
-  return (await server<DemoState>('GET', '/demo/state')).endpoints[endpoint];
-}
+const demo = () => new DemoServer(started().playground.url);
+const counterReads = () => demo().counterReads();
+const increment = () => demo().increment();
+const endpointView = (endpoint: EndpointId) => demo().endpoint(endpoint);
 
 describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
   const pageErrors: string[] = [];
@@ -90,7 +77,7 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
           roles.filter((r) => r === 'follower').length === TABS - 1 &&
           counts.every((count) => count === String(TABS)),
       );
-      const { counter } = await server<DemoState>('GET', '/demo/state');
+      const { counter } = await demo().state();
       await allShow(tabs, counter);
       await until(
         'every tab to be ready',
@@ -177,7 +164,7 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
       const tabs = await Promise.all(contexts.map((context) => openTab(context, endpoint, false)));
       for (const ui of tabs) track(ui.page);
       expect(await roles(tabs)).toEqual(Array(TABS).fill('own'));
-      const { counter } = await server<DemoState>('GET', '/demo/state');
+      const { counter } = await demo().state();
       await allShow(tabs, counter);
       const view = await until(
         'eight streams on the server',

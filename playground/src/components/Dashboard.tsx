@@ -24,6 +24,8 @@ export function Dashboard(props: {
   onSwitch: (id: EndpointId) => void;
   share: boolean;
   onShare: (share: boolean) => void;
+  persist: boolean;
+  onPersist: (persist: boolean) => void;
 }) {
   const { log, snapshot } = useEventLog();
   return (
@@ -32,6 +34,15 @@ export function Dashboard(props: {
         <EndpointSwitch value={props.endpoint} onChange={props.onSwitch} />
         <StatusBadge />
         <TabsBadge share={props.share} onShare={props.onShare} />
+        <label className="tabs-share" title="Keep the cache in localStorage: a reload starts warm">
+          <input
+            type="checkbox"
+            data-testid="persist"
+            checked={props.persist}
+            onChange={(event) => props.onPersist(event.target.checked)}
+          />
+          warm reload
+        </label>
       </TopBar>
       {SCALE && <ScaleBanner scale={SCALE} />}
       <main className="grid">

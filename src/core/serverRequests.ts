@@ -48,6 +48,12 @@ export interface PendingElicitation {
   cancel(): void;
 }
 
+/** A pending elicitation as it crosses to another tab. */
+export interface SharedElicitation {
+  id: number;
+  params: ElicitRequestParams;
+}
+
 const NO_PENDING: readonly PendingElicitation[] = [];
 
 /**
@@ -63,6 +69,11 @@ export class ServerRequests {
   /** The latest client handlers were installed on (the connected one). */
   #client: Client | undefined;
   #answerers = 0;
+  /** Tabs sharing this connection whose components answer elicitations (tab sharing). */
+  #remoteAnswerers = 0;
+  readonly #answeringListeners = new Set<() => void>();
+  /** How to settle each pending elicitation of this tab's connection, by id. */
+  readonly #settlers = new Map<number, (result: ElicitResult) => void>();
   #nextId = 0;
 
   constructor(options: ServerRequestOptions) {
@@ -125,38 +136,110 @@ export class ServerRequests {
    * declined at once.
    */
   subscribeElicitations = (listener: () => void): (() => void) => {
-    this.#answerers += 1;
+    this.#setAnswerers(1);
     const unsubscribe = this.pending.subscribe(listener);
+    let done = false;
     return () => {
+      if (done) return;
+      done = true;
       unsubscribe();
-      this.#answerers -= 1;
+      this.#setAnswerers(-1);
     };
   };
+
+  // ── tab sharing: the leader's elicitations show in every tab that answers them ──
+
+  /** Whether a component in this tab answers elicitations. */
+  get answering(): boolean {
+    return this.#answerers > 0;
+  }
+
+  /** Told when `answering` may have changed. */
+  onAnswering(listener: () => void): () => void {
+    this.#answeringListeners.add(listener);
+    return () => this.#answeringListeners.delete(listener);
+  }
+
+  /** How many other tabs answer this connection's elicitations (set by the leader tab). */
+  setRemoteAnswerers(count: number): void {
+    this.#remoteAnswerers = count;
+  }
+
+  /** This connection's pending elicitations, as they can cross to another tab. */
+  shared(): SharedElicitation[] {
+    return this.pending
+      .get()
+      .filter((entry) => this.#settlers.has(entry.id))
+      .map(({ id, params }) => ({ id, params }));
+  }
+
+  /** An answer another tab gave: the first answer wins, later ones are ignored. */
+  answer(id: number, result: ElicitResult): void {
+    this.#settlers.get(id)?.(result);
+  }
+
+  /**
+   * Show the leader tab's pending elicitations here (`[]`: none, or this tab
+   * no longer follows); answering one sends the answer there.
+   */
+  mirror(
+    items: readonly SharedElicitation[],
+    send: (id: number, result: ElicitResult) => void,
+  ): void {
+    const shown = new Map(this.pending.get().map((entry) => [entry.id, entry]));
+    const next = items.map(
+      ({ id, params }) =>
+        shown.get(id) ??
+        pendingEntry(id, params, (result) => {
+          this.pending.set(this.pending.get().filter((entry) => entry.id !== id));
+          send(id, result);
+        }),
+    );
+    if (next.length > 0 || shown.size > 0) this.pending.set(next);
+  }
+
+  #setAnswerers(delta: number): void {
+    const was = this.answering;
+    this.#answerers += delta;
+    if (this.answering !== was) for (const listener of this.#answeringListeners) listener();
+  }
 
   #elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
     const { onElicitation } = this.#options;
     if (onElicitation) return onElicitation(params, { signal });
-    if (this.#answerers === 0 || signal.aborted) return Promise.resolve({ action: 'decline' });
+    if (this.#answerers + this.#remoteAnswerers === 0 || signal.aborted) {
+      return Promise.resolve({ action: 'decline' });
+    }
     return new Promise<ElicitResult>((resolve) => {
       this.#nextId += 1;
+      const id = this.#nextId;
       const settle = (result: ElicitResult) => {
-        if (!this.pending.get().includes(entry)) return;
+        if (!this.#settlers.delete(id)) return;
         signal.removeEventListener('abort', onAbort);
         this.pending.set(this.pending.get().filter((other) => other !== entry));
         resolve(result);
       };
-      const entry: PendingElicitation = {
-        id: this.#nextId,
-        params,
-        accept: (content) => settle({ action: 'accept', content: content ?? {} } as ElicitResult),
-        decline: () => settle({ action: 'decline' }),
-        cancel: () => settle({ action: 'cancel' }),
-      };
+      const entry = pendingEntry(id, params, settle);
       const onAbort = () => settle({ action: 'cancel' });
       signal.addEventListener('abort', onAbort);
+      this.#settlers.set(id, settle);
       this.pending.set([...this.pending.get(), entry]);
     });
   }
+}
+
+function pendingEntry(
+  id: number,
+  params: ElicitRequestParams,
+  settle: (result: ElicitResult) => void,
+): PendingElicitation {
+  return {
+    id,
+    params,
+    accept: (content) => settle({ action: 'accept', content: content ?? {} } as ElicitResult),
+    decline: () => settle({ action: 'decline' }),
+    cancel: () => settle({ action: 'cancel' }),
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Query, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import { LIST_KINDS, type NotifiedList } from '../core/lists';
 import { DEFAULTS } from '../core/options';
+import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables } from '../core/tools';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
@@ -24,7 +25,7 @@ interface Pending {
 /** Messages only a follower acts on. */
 export type FollowerMessage = Extract<
   TabMessage,
-  { type: 'events' | 'data' | 'progress' | 'reply' }
+  { type: 'events' | 'data' | 'progress' | 'reply' | 'elicitations' }
 >;
 
 /**
@@ -84,7 +85,12 @@ export class Follower {
     queueMicrotask(() => {
       this.#interestQueued = false;
       if (this.#leader === undefined) return;
-      this.#link.send({ type: 'interest', tab: this.#link.tab, keys: this.#heldKeys() });
+      this.#link.send({
+        type: 'interest',
+        tab: this.#link.tab,
+        keys: this.#heldKeys(),
+        answering: this.#link.internals.options.serverRequests?.answering === true,
+      });
     });
   }
 
@@ -103,9 +109,10 @@ export class Follower {
   follow(leader: string): boolean {
     if (leader === this.#leader) return false;
     this.#leader = leader;
-    // What the previous leader covered says nothing about the new one.
+    // What the previous leader covered, or asked, says nothing about the new one.
     this.#covered.clear();
     this.#listsCovered = new Set();
+    this.#mirror([]);
     for (const [id, pending] of [...this.#pending]) {
       if (pending.request.type === 'call' && pending.sentTo !== undefined) {
         this.#take(id)?.reject(lostCall());
@@ -121,6 +128,7 @@ export class Follower {
     this.#leader = undefined;
     this.#covered.clear();
     this.#listsCovered = new Set();
+    this.#mirror([]);
     return followed;
   }
 
@@ -143,6 +151,9 @@ export class Follower {
         break;
       case 'progress':
         if (message.to === tab) this.#pending.get(message.id)?.call?.onProgress?.(message.progress);
+        break;
+      case 'elicitations':
+        if (message.to === undefined || message.to === tab) this.#mirror(message.items);
         break;
       case 'reply': {
         const pending = message.to === tab ? this.#take(message.id) : undefined;
@@ -224,6 +235,13 @@ export class Follower {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (this.#leader !== undefined) this.#sendRequest(pending, this.#leader);
     });
+  }
+
+  /** The leader's pending elicitations, shown here; an answer goes back to it. */
+  #mirror(items: SharedElicitation[]): void {
+    this.#link.internals.options.serverRequests?.mirror(items, (id, result) =>
+      this.#link.send({ type: 'answer', tab: this.#link.tab, id, result }),
+    );
   }
 
   /** The request `id`, out of the pending set: the one who takes it settles it. */

@@ -17,7 +17,7 @@ const GROUP_SETTLE_MS = 100;
 /** Messages only the leader acts on. */
 export type LeaderMessage = Extract<
   TabMessage,
-  { type: 'hello' | 'interest' | 'bye' | 'read' | 'call' | 'cancel' }
+  { type: 'hello' | 'interest' | 'bye' | 'read' | 'call' | 'cancel' | 'answer' }
 >;
 
 export interface LeaderOptions {
@@ -41,7 +41,7 @@ export class Leader {
   readonly #link: GroupLink;
   readonly #options: LeaderOptions;
   /** The other tabs, what they hold, and since when they are known. */
-  readonly #members = new Map<string, { keys: QueryKey[]; since: number }>();
+  readonly #members = new Map<string, { keys: QueryKey[]; since: number; answering: boolean }>();
   readonly #holds = new Map<string, () => void>();
   readonly #calls = new Map<string, AbortController>();
   #outbox: McpEvent[] = [];
@@ -59,6 +59,16 @@ export class Leader {
       internals.bus.subscribe((event) => this.#forward(event)),
       () => clearInterval(liveness),
     );
+    // This connection's questions for the user go to every tab that answers them.
+    const requests = internals.options.serverRequests;
+    if (requests) {
+      this.#stops.push(
+        requests.pending.subscribe(() =>
+          this.#link.send({ type: 'elicitations', items: requests.shared() }),
+        ),
+        () => requests.setRemoteAnswerers(0),
+      );
+    }
     link.send({ type: 'leader', tab: link.tab, handovers: options.handovers });
     if (!options.handover) {
       this.#groupChanged();
@@ -87,7 +97,7 @@ export class Leader {
     const { internals, tab } = this.#link;
     switch (message.type) {
       case 'hello': {
-        this.#members.set(message.tab, { keys: [], since: Date.now() });
+        this.#members.set(message.tab, { keys: [], since: Date.now(), answering: false });
         this.#link.send({ type: 'leader', tab, handovers: this.#options.handovers });
         const at = Date.now();
         const facts = internals
@@ -95,13 +105,19 @@ export class Leader {
           .filter((fact) => FORWARDED.has(fact.type))
           .map((fact) => ({ ...fact, at }) as McpEvent);
         this.#link.send({ type: 'events', to: message.tab, events: facts });
+        const items = internals.options.serverRequests?.shared() ?? [];
+        if (items.length > 0) this.#link.send({ type: 'elicitations', to: message.tab, items });
         this.#groupChanged();
         break;
       }
       case 'interest': {
         const keys = message.keys.filter((key) => isGroupKey(internals, key));
         const member = this.#members.get(message.tab);
-        this.#members.set(message.tab, { keys, since: member?.since ?? Date.now() });
+        this.#members.set(message.tab, {
+          keys,
+          since: member?.since ?? Date.now(),
+          answering: message.answering === true,
+        });
         this.#reconcile();
         if (!member) this.#groupChanged();
         break;
@@ -122,6 +138,9 @@ export class Leader {
         this.#calls
           .get(`${message.tab}/${message.id}`)
           ?.abort(new McpQueryError('SUPERSEDED', 'the tab that made the call cancelled it'));
+        break;
+      case 'answer':
+        internals.options.serverRequests?.answer(message.id, message.result);
         break;
     }
   }
@@ -199,9 +218,12 @@ export class Leader {
   #reconcile(): void {
     if (this.#stopped) return;
     const wanted = new Map<string, QueryKey>();
-    for (const { keys } of this.#members.values()) {
-      for (const key of keys) wanted.set(hashKey(key), key);
+    let answering = 0;
+    for (const member of this.#members.values()) {
+      for (const key of member.keys) wanted.set(hashKey(key), key);
+      if (member.answering) answering += 1;
     }
+    this.#link.internals.options.serverRequests?.setRemoteAnswerers(answering);
     for (const [hash, release] of this.#holds) {
       if (wanted.has(hash)) continue;
       release();

@@ -47,9 +47,15 @@ export class Membership implements Remote {
     };
     this.#follower = new Follower(this.#link);
     this.#channel.addEventListener('message', (event) => this.#receive(event.data as TabMessage));
-    this.#unsubscribeCache = internals.queryClient
+    const unsubscribeCache = internals.queryClient
       .getQueryCache()
       .subscribe((event) => this.#onCacheEvent(event));
+    // A component here starting or stopping to answer elicitations tells the leader.
+    const stopAnswering = internals.options.serverRequests?.onAnswering(() => this.interest());
+    this.#unsubscribeCache = () => {
+      unsubscribeCache();
+      stopAnswering?.();
+    };
     internals.setRemote(this);
 
     const signal = this.#leaving.signal;
@@ -76,6 +82,7 @@ export class Membership implements Remote {
     this.#left = true;
     this.#send({ type: 'bye', tab: this.tab });
     this.#leader?.stop();
+    if (!this.#leading) this.#follower.unfollow();
     this.#unsubscribeCache();
     // Reads go again through whatever serves this tab now (the routed query
     // function retries a superseded read); a call not yet sent goes to the
@@ -190,9 +197,9 @@ export class Membership implements Remote {
 }
 
 function isLeaderMessage(message: TabMessage): message is LeaderMessage {
-  return ['hello', 'interest', 'bye', 'read', 'call', 'cancel'].includes(message.type);
+  return ['hello', 'interest', 'bye', 'read', 'call', 'cancel', 'answer'].includes(message.type);
 }
 
 function isFollowerMessage(message: TabMessage): message is FollowerMessage {
-  return ['events', 'data', 'progress', 'reply'].includes(message.type);
+  return ['events', 'data', 'progress', 'reply', 'elicitations'].includes(message.type);
 }

@@ -1,7 +1,8 @@
-import type { Progress } from '@modelcontextprotocol/client';
+import type { ElicitResult, Progress } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import { McpQueryError, type McpQueryErrorCode } from '../core/errors';
 import type { McpEvent } from '../core/events';
+import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables } from '../core/tools';
 
 /** An error as it crosses to another tab (Error objects lose their class on the way). */
@@ -21,13 +22,20 @@ export type TabMessage =
   | { type: 'hello'; tab: string }
   /** This tab holds the connection now (`handovers`: leader changes the group has seen). */
   | { type: 'leader'; tab: string; handovers: number }
-  /** Every MCP key this tab holds (resources and lists): the leader holds them for it. */
-  | { type: 'interest'; tab: string; keys: QueryKey[] }
+  /**
+   * Every MCP key this tab holds (resources and lists): the leader holds them
+   * for it; `answering`: a component here answers elicitations.
+   */
+  | { type: 'interest'; tab: string; keys: QueryKey[]; answering?: boolean }
   | { type: 'bye'; tab: string }
   /** `fresh`: the entry was invalidated here, so read, even if the leader's copy is fresh. */
   | { type: 'read'; tab: string; id: number; key: QueryKey; fresh: boolean }
   | { type: 'call'; tab: string; id: number; variables: WireCall }
   | { type: 'cancel'; tab: string; id: number }
+  /** This tab's answer to one of the leader's pending elicitations. */
+  | { type: 'answer'; tab: string; id: number; result: ElicitResult }
+  /** The leader's pending elicitations (all of them, each time they change; `to`: a newcomer). */
+  | { type: 'elicitations'; to?: string; items: SharedElicitation[] }
   | { type: 'progress'; to: string; id: number; progress: Progress }
   | {
       type: 'reply';

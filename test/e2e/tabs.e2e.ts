@@ -147,6 +147,43 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
     }
   });
 
+  it("a follower's tool call asks in the tabs that show the form, and the follower's answer counts", async () => {
+    const context = await started().browser.newContext({ viewport: VIEWPORT });
+    try {
+      const tabs = [await openTab(context, endpoint, true), await openTab(context, endpoint, true)];
+      for (const ui of tabs) track(ui.page);
+      const seen = await until(
+        'one leader and one follower',
+        () => roles(tabs),
+        (r) => r.includes('leader') && r.includes('follower'),
+      );
+      const follower = tabs[seen.indexOf('follower')] as Dashboard;
+      const leader = tabs[seen.indexOf('leader')] as Dashboard;
+      await until(
+        'the follower to be ready',
+        () => follower.status(),
+        (s) => s === 'ready',
+      );
+
+      await follower.byId('tool-rename').click();
+      // The question came on the leader's connection; both tabs show it.
+      await follower.byId('elicitation').waitFor();
+      await leader.byId('elicitation').waitFor();
+      await follower.byId('elicitation').getByTestId('elicitation-decline').click();
+      await until(
+        "the follower's tool result",
+        () => follower.byId('tool-result').allTextContents(),
+        (texts) => texts[0]?.includes('answered decline') === true,
+      );
+      // Answered once: the leader's copy of the question goes away too.
+      await leader.byId('elicitation').waitFor({ state: 'detached' });
+      await follower.byId('elicitation').waitFor({ state: 'detached' });
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('with sharing off, eight tabs open eight streams (the baseline)', async () => {
     const { browser } = started();
     // One context per tab: in one profile Chromium keeps six connections per host over

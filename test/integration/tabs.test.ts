@@ -7,8 +7,9 @@
  */
 import { QueryClient } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool } from '../../src/core';
+import { callTool, createServerRequests, type ServerRequests } from '../../src/core';
 import type { McpEvent, McpEventOf } from '../../src/core/events';
+import { internalsOf } from '../../src/core/internals';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { shareAcrossTabs } from '../../src/tabs';
 import { ResourceStore, type TestServer } from '../servers';
@@ -247,6 +248,61 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
     expect(result.isError).not.toBe(true);
     expect(server.counters().toolCalls).toBe(1);
     await expectOneConnection(server, era);
+  });
+
+  // A follower's tool call asks the user through the leader's connection. The question shows in
+  // every tab that answers elicitations (the follower here: the leader shows none), and the
+  // first answer, from any tab, is the one the server gets. Before, the leader declined it at
+  // once, since no component of its own was there to answer.
+  it("an elicitation reaches the tabs that answer them, and a follower's answer is the server's", async () => {
+    const server = await serverWith(kind, [SHARED]);
+    server.store.setTools([
+      {
+        name: 'ask',
+        elicit: {
+          message: 'Who are you?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        },
+      },
+    ]);
+    const { open } = browser(server);
+    const elicitation = () => ({ serverRequests: createServerRequests({ elicitation: true }) });
+    const leader = open(elicitation());
+    await eventually(() => expect(leader.tabs()?.leader).toBe(true));
+    const follower = open(elicitation());
+    const requests = internalsOf(follower.sync).options.serverRequests as ServerRequests;
+    const stopAnswering = requests.subscribeElicitations(() => {});
+    cleanups.push(stopAnswering);
+    await eventually(() => expect(follower.tabs()?.tabs).toBe(2));
+
+    const call = callTool(follower.sync, { name: 'ask' });
+    await eventually(() => expect(requests.getElicitations()).toHaveLength(1));
+    const [pending] = requests.getElicitations();
+    expect(pending?.params.message).toBe('Who are you?');
+    pending?.accept({ name: 'Grace' });
+    const result = await call;
+    const first = result.content[0];
+    expect(first?.type === 'text' ? first.text : undefined).toBe(
+      'answered accept {"name":"Grace"}',
+    );
+    await eventually(() => expect(requests.getElicitations()).toEqual([]));
+    const leaderRequests = internalsOf(leader.sync).options.serverRequests as ServerRequests;
+    expect(leaderRequests.getElicitations()).toEqual([]);
+    // One call from the app; on 2026-07-28 the answer goes back in a second tools/call (the
+    // input_required round trip).
+    expect(server.counters().toolCalls).toBe(era === 'modern' ? 2 : 1);
+
+    // Both tabs show the next question; the leader's answer takes it off the follower too.
+    cleanups.push(leaderRequests.subscribeElicitations(() => {}));
+    const again = callTool(follower.sync, { name: 'ask' });
+    await eventually(() => {
+      expect(leaderRequests.getElicitations()).toHaveLength(1);
+      expect(requests.getElicitations()).toHaveLength(1);
+    });
+    leaderRequests.getElicitations()[0]?.decline();
+    const second = (await again).content[0];
+    expect(second?.type === 'text' ? second.text : undefined).toBe('answered decline');
+    await eventually(() => expect(requests.getElicitations()).toEqual([]));
   });
 
   it('tabs under different identities are separate groups, each with its own connection', async () => {

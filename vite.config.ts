@@ -49,6 +49,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
+    setupFiles: ['test/support/setup.ts'],
     // Most tests wait on servers and timers, not on the CPU: two workers even on two cores
     // (Vitest's default there is one), which halves the run and keeps every test honest about
     // load: none may depend on having the machine to itself.

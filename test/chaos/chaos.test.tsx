@@ -548,6 +548,9 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     // acknowledged filter; on legacy the union over live sessions (see LEGACY_ABANDONS_SESSIONS).
     // The live legacy session is also checked by behaviour below.
     const mountedUris = [...new Set(scene.get().viewers.map((slot) => slot.uri))].sort();
+    // An unsubscribe sent just before the quiet period ended may still be on its way (a loaded
+    // machine): wait for it, bounded. A subscription nobody releases never converges.
+    await waitUntil(() => sameList(server.subscribedUris(), mountedUris), 5000).catch(() => {});
     const subscribed = server.subscribedUris();
     const orphaned = subscribed.filter((uri) => !mountedUris.includes(uri));
     const exact = kind === 'modern' || !LEGACY_ABANDONS_SESSIONS || dropsSinceRestart === 0;
@@ -737,6 +740,9 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
         queryClient.isFetching(),
         tap.sync?.getState().status,
         diagnosticsOf(tap.sync)?.stream.state,
+        // Retained URIs are let go all at once when the idle timer fires: the unsubscribes go
+        // out then, and the quiet period starts over.
+        diagnosticsOf(tap.sync)?.retained,
         container.innerHTML,
       ]);
     let last = probe();

@@ -60,7 +60,8 @@ const NO_PENDING: readonly PendingElicitation[] = [];
  * The server's requests to the client: the capabilities they need, one
  * handler per method on each client we make, and the elicitations waiting
  * for the user. Nothing waits forever: an elicitation nobody can answer is
- * declined at once, one the server cancels leaves the list.
+ * declined at once (or once the last one who could goes), one the server
+ * cancels leaves the list.
  */
 export class ServerRequests {
   readonly #options: ServerRequestOptions;
@@ -163,6 +164,7 @@ export class ServerRequests {
   /** How many other tabs answer this connection's elicitations (set by the leader tab). */
   setRemoteAnswerers(count: number): void {
     this.#remoteAnswerers = count;
+    this.#declineIfUnanswerable();
   }
 
   /** This connection's pending elicitations, as they can cross to another tab. */
@@ -202,6 +204,22 @@ export class ServerRequests {
     const was = this.answering;
     this.#answerers += delta;
     if (this.answering !== was) for (const listener of this.#answeringListeners) listener();
+    this.#declineIfUnanswerable();
+  }
+
+  /**
+   * Nobody left to answer (the last form unmounted, the last answering tab
+   * closed) is nobody there: what waits is declined, as it would have been
+   * at once. On the next macrotask, so a component that subscribes again
+   * right away (StrictMode, a re-render) keeps its question.
+   */
+  #declineIfUnanswerable(): void {
+    const unanswerable = () => this.#answerers + this.#remoteAnswerers === 0;
+    if (!unanswerable() || this.#settlers.size === 0) return;
+    setTimeout(() => {
+      if (!unanswerable()) return;
+      for (const settle of [...this.#settlers.values()]) settle({ action: 'decline' });
+    }, 0);
   }
 
   #elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {

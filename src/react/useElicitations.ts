@@ -8,7 +8,8 @@ import { useMcpSync } from './context';
  * form for each from `params.requestedSchema`, then `accept(content)`,
  * `decline()` or `cancel()`. While a component uses this hook, elicitations
  * wait for it; without one (and without `onElicitation`), they are declined
- * at once. Needs `serverRequests={createServerRequests({ elicitation: true })}`
+ * at once, and those still waiting when the last one unmounts are declined
+ * then. Needs `serverRequests={createServerRequests({ elicitation: true })}`
  * on the McpProvider.
  */
 export function useElicitations(scope?: string): readonly PendingElicitation[] {

@@ -214,7 +214,10 @@ export class Leader {
     if (!this.#stopped) this.#link.send(reply);
   }
 
-  /** Hold, here, every key some other tab holds: the leader's subscriptions are the union. */
+  /**
+   * Hold, here, every key some other tab holds: the leader's subscriptions
+   * are the union. And count the tabs that answer elicitations.
+   */
   #reconcile(): void {
     if (this.#stopped) return;
     const wanted = new Map<string, QueryKey>();

@@ -135,6 +135,16 @@ function connect(url: string, options: ServerRequestOptions, toolTimeoutMs?: num
   return { sync, serverRequests };
 }
 
+/** `ask` called with one answering subscriber (`stop` lets go), once its question waits. */
+async function askedWithAFormMounted(kind: (typeof ERA_CASES)[number]['kind']) {
+  const server = await serve(kind);
+  const { sync, serverRequests } = connect(server.url, { elicitation: true });
+  const stop = serverRequests.subscribeElicitations(() => {});
+  const call = callTool(sync, { name: 'ask' });
+  await eventually(() => expect(serverRequests.getElicitations()).toHaveLength(1));
+  return { server, serverRequests, stop, call };
+}
+
 describe.each(ERA_CASES)('server requests ($kind)', ({ kind, era }) => {
   describe('elicitation', () => {
     it('a pending elicitation is rendered by useElicitations and accepted with content', async () => {
@@ -330,6 +340,28 @@ describe.each(ERA_CASES)('server requests ($kind)', ({ kind, era }) => {
 
     // The package ends the HTTP request of a call given up on only a moment after the
     // cancellation, so the server's cancellation of its nested question still arrives.
+    // Nobody left to answer is the same as nobody there: the question is declined rather than
+    // left waiting for a form that is gone (on 2026-07-28 nothing else would ever end it).
+    it('a question still waiting when the last answering component unmounts is declined', async () => {
+      const { server, serverRequests, stop, call } = await askedWithAFormMounted(kind);
+      stop();
+      const first = (await call).content[0];
+      expect(first?.type === 'text' ? first.text : undefined).toBe('answered decline');
+      expect(serverRequests.getElicitations()).toEqual([]);
+      await eventually(() => expect(server.store.pendingAsks()).toBe(0));
+    });
+
+    it('an answering component that unmounts and mounts again at once (StrictMode) keeps the question', async () => {
+      const { serverRequests, stop, call } = await askedWithAFormMounted(kind);
+      stop();
+      cleanups.push(serverRequests.subscribeElicitations(() => {}));
+      await sleep(50);
+      expect(serverRequests.getElicitations()).toHaveLength(1);
+      serverRequests.getElicitations()[0]?.accept({ name: 'Ada' });
+      const first = (await call).content[0];
+      expect(first?.type === 'text' ? first.text : '').toMatch(/^answered accept /);
+    });
+
     it('an elicitation whose call the app aborts leaves the list', async () => {
       const server = await serve(kind);
       const { sync, serverRequests } = connect(server.url, { elicitation: true });

@@ -104,6 +104,34 @@ async function expectOneConnection(server: TestServer, era: 'modern' | 'legacy')
 
 const leaderOf = (tabs: Tab[]) => tabs.filter((tab) => tab.tabs()?.leader === true);
 
+const requestsOf = (tab: Tab) => internalsOf(tab.sync).options.serverRequests as ServerRequests;
+
+/**
+ * Two tabs that let the server ask (an `ask` tool), the follower's form mounted (`requests`:
+ * the follower's), the leader's not.
+ */
+async function askingGroup(kind: (typeof ERA_CASES)[number]['kind']) {
+  const server = await serverWith(kind, [SHARED]);
+  server.store.setTools([
+    {
+      name: 'ask',
+      elicit: {
+        message: 'Who are you?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+      },
+    },
+  ]);
+  const { open } = browser(server);
+  const elicitation = () => ({ serverRequests: createServerRequests({ elicitation: true }) });
+  const leader = open(elicitation());
+  await eventually(() => expect(leader.tabs()?.leader).toBe(true));
+  const follower = open(elicitation());
+  const requests = requestsOf(follower);
+  cleanups.push(requests.subscribeElicitations(() => {}));
+  await eventually(() => expect(follower.tabs()?.tabs).toBe(2));
+  return { server, leader, follower, requests };
+}
+
 describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
   it('four tabs open one stream, and each resource is read once for all of them', async () => {
     const own = ['own://0', 'own://1', 'own://2', 'own://3'];
@@ -255,25 +283,7 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
   // first answer, from any tab, is the one the server gets. Before, the leader declined it at
   // once, since no component of its own was there to answer.
   it("an elicitation reaches the tabs that answer them, and a follower's answer is the server's", async () => {
-    const server = await serverWith(kind, [SHARED]);
-    server.store.setTools([
-      {
-        name: 'ask',
-        elicit: {
-          message: 'Who are you?',
-          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
-        },
-      },
-    ]);
-    const { open } = browser(server);
-    const elicitation = () => ({ serverRequests: createServerRequests({ elicitation: true }) });
-    const leader = open(elicitation());
-    await eventually(() => expect(leader.tabs()?.leader).toBe(true));
-    const follower = open(elicitation());
-    const requests = internalsOf(follower.sync).options.serverRequests as ServerRequests;
-    const stopAnswering = requests.subscribeElicitations(() => {});
-    cleanups.push(stopAnswering);
-    await eventually(() => expect(follower.tabs()?.tabs).toBe(2));
+    const { server, leader, follower, requests } = await askingGroup(kind);
 
     const call = callTool(follower.sync, { name: 'ask' });
     await eventually(() => expect(requests.getElicitations()).toHaveLength(1));
@@ -286,7 +296,7 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
       'answered accept {"name":"Grace"}',
     );
     await eventually(() => expect(requests.getElicitations()).toEqual([]));
-    const leaderRequests = internalsOf(leader.sync).options.serverRequests as ServerRequests;
+    const leaderRequests = requestsOf(leader);
     expect(leaderRequests.getElicitations()).toEqual([]);
     // One call from the app; on 2026-07-28 the answer goes back in a second tools/call (the
     // input_required round trip).
@@ -303,6 +313,16 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
     const second = (await again).content[0];
     expect(second?.type === 'text' ? second.text : undefined).toBe('answered decline');
     await eventually(() => expect(requests.getElicitations()).toEqual([]));
+  });
+
+  it('a question whose only answering tab closes is declined, not left waiting', async () => {
+    const { leader, follower, requests } = await askingGroup(kind);
+
+    const call = callTool(leader.sync, { name: 'ask' });
+    await eventually(() => expect(requests.getElicitations()).toHaveLength(1));
+    await follower.close();
+    const first = (await call).content[0];
+    expect(first?.type === 'text' ? first.text : undefined).toBe('answered decline');
   });
 
   it('tabs under different identities are separate groups, each with its own connection', async () => {

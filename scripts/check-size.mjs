@@ -5,6 +5,7 @@
  * that bundle — devtools excluded, since a production build has none — exceeds the budget.
  * Gzip level 9 of the bytes the bundle's source maps attribute to node_modules/mcp-react-query.
  */
+import { sharesOf } from './lib/bundleSize.mjs';
 import { buildApp, formatReport, prepareApp } from './lib/example.mjs';
 import { packPackage } from './lib/pack.mjs';
 import { CheckFailed, main, seconds } from './lib/run.mjs';
@@ -20,12 +21,94 @@ export const BUDGET_GZIP_BYTES = 10_000;
  */
 export const CEILING_GZIP_BYTES = 14_850;
 
+/**
+ * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in
+ * the bundle must be in one area: a new one that is not fails the check until it is placed.
+ */
+const AREAS = {
+  '2025 era: resources/subscribe channel, instrumented HTTP transport': [
+    'core/subscribeChannel',
+    'core/httpTransport',
+  ],
+  '2026-07-28 era: subscriptions/listen channel': ['core/listenChannel'],
+  'connection: lifecycle, client source, failure classification, retry': [
+    'core/connection',
+    'core/connect',
+    'core/clientSource',
+    'core/failure',
+    'core/retryTimer',
+    'core/backoff',
+  ],
+  'session: channel choice, coverage, notification dispatch': [
+    'core/session',
+    'core/dispatcher',
+    'core/channel',
+  ],
+  'cache: bridge, reader, single flight, list diff, observer holds': [
+    'core/cacheBridge',
+    'core/reader',
+    'core/readResult',
+    'core/refetchCoordinator',
+    'core/listDiff',
+    'core/observerHolds',
+    'core/lists',
+    'core/keys',
+    'core/queryOptions',
+  ],
+  'facade: McpCacheSync, query routing, identity partitions': [
+    'core/mcpCacheSync',
+    'core/routing',
+    'core/waiters',
+    'core/internals',
+    'core/partition',
+    'core/options',
+  ],
+  'interest registry and retention': ['core/interest', 'core/retention'],
+  'state, events, errors': ['core/state', 'core/events', 'core/errors'],
+  'React: provider and hooks': ['react/', 'devtools.noop'],
+};
+
+const moduleOf = (path) => path.match(/node_modules\/mcp-react-query\/dist\/(.+)\.js$/)?.[1];
+
+/** Each area's share of the package's gzip in context, and any module no area claims. */
+function areaReport(pieces, total) {
+  const owner = (module) =>
+    Object.keys(AREAS).find((area) => AREAS[area].some((prefix) => module.startsWith(prefix)));
+  const unplaced = new Set();
+  for (const [path] of pieces) {
+    const module = path === undefined ? undefined : moduleOf(path);
+    if (module !== undefined && owner(module) === undefined) unplaced.add(module);
+  }
+  if (unplaced.size > 0) {
+    throw new CheckFailed(
+      `modules in no area of scripts/check-size.mjs: ${[...unplaced].join(', ')}`,
+    );
+  }
+  const parts = Object.fromEntries(
+    Object.keys(AREAS).map((area) => [
+      area,
+      (path) => {
+        const module = moduleOf(path);
+        return module !== undefined && owner(module) === area;
+      },
+    ]),
+  );
+  const shares = sharesOf(pieces, parts);
+  const width = Math.max(...shares.map(([name]) => name.length));
+  return [
+    `mcp-react-query by area: what removing its modules takes off the ${total} B (a lower bound`,
+    'on what dropping that behaviour saves: its call sites stay):',
+    ...shares.map(([name, bytes]) => `  ${name.padEnd(width)}  ${String(bytes).padStart(5)} B`),
+  ].join('\n');
+}
+
 main(async () => {
   const started = performance.now();
   await prepareApp(await packPackage());
   const report = await buildApp();
   console.log(`examples/vite-react, production build:\n${formatReport(report)}`);
   const ours = report.groups['mcp-react-query']?.gzip ?? 0;
+  if (ours > 0) console.log(`\n${areaReport(report.sources['mcp-react-query'], ours)}`);
   const verdict = `mcp-react-query: ${ours} B gzip of ${report.total.gzip} B total; budget ${BUDGET_GZIP_BYTES} B, ceiling ${CEILING_GZIP_BYTES} B`;
   if (ours === 0)
     throw new CheckFailed('no mcp-react-query code found in the bundle: the measurement is broken');

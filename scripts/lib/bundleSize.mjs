@@ -76,7 +76,9 @@ const gzip = (buffer) => gzipSync(buffer, { level: 9 }).length;
 
 /**
  * The plugin. `classify(packageName | undefined)` names the group of a file; `onReport` gets
- * `{ total, groups: { [group]: { raw, gzip } }, packages: { [name]: raw }, modules: [id] }`.
+ * `{ total, groups: { [group]: { raw, gzip } }, packages: { [name]: raw }, modules: [id],
+ * sources: { [group]: [[sourcePath | undefined, minifiedBytes]] } }` (a group's bytes in bundle
+ * order, each piece with the source file the map gives for it).
  */
 export function bundleSizePlugin({ classify, onReport }) {
   return {
@@ -99,9 +101,9 @@ export function bundleSizePlugin({ classify, onReport }) {
         const sources = chunk.map.sources.map((source) => resolve(dir, source ?? ''));
         const lines = decodeMappings(chunk.map.mappings);
         const text = code.split('\n');
-        const add = (group, key, bytes) => {
+        const add = (group, key, bytes, path) => {
           if (!pieces.has(group)) pieces.set(group, []);
-          pieces.get(group).push(bytes);
+          pieces.get(group).push([path, bytes]);
           packages[key] = (packages[key] ?? 0) + Buffer.byteLength(bytes);
         };
         lines.forEach((segments, lineIndex) => {
@@ -117,16 +119,36 @@ export function bundleSizePlugin({ classify, onReport }) {
               group,
               pkg ?? (path === undefined ? '(unmapped)' : '(app)'),
               line.slice(column, end),
+              path,
             );
           });
         });
       }
       const groups = {};
+      const sources = {};
       for (const [group, parts] of pieces) {
-        const buffer = Buffer.from(parts.join(''));
+        const buffer = Buffer.from(parts.map(([, bytes]) => bytes).join(''));
         groups[group] = { raw: buffer.length, gzip: gzip(buffer) };
+        sources[group] = parts;
       }
-      onReport({ total: { raw: totalRaw, gzip: totalGzip }, groups, packages, modules });
+      onReport({ total: { raw: totalRaw, gzip: totalGzip }, groups, packages, modules, sources });
     },
   };
+}
+
+/**
+ * What each part of a group costs in context: gzip of the whole group minus gzip of the group
+ * without that part's source files. Compressed together, code shares context, so a part's
+ * share is smaller than its size compressed alone; removing the part's modules leaves its call
+ * sites behind, so a share is a lower bound on what dropping that behaviour would save.
+ * `parts` maps a name to a predicate on source paths; returns `[[name, bytes]]`, largest first.
+ */
+export function sharesOf(pieces, parts) {
+  const whole = gzip(Buffer.from(pieces.map(([, bytes]) => bytes).join('')));
+  return Object.entries(parts)
+    .map(([name, owns]) => {
+      const rest = pieces.filter(([path]) => path === undefined || !owns(path));
+      return [name, whole - gzip(Buffer.from(rest.map(([, bytes]) => bytes).join('')))];
+    })
+    .sort(([, a], [, b]) => b - a);
 }

@@ -43,7 +43,8 @@ export class Leader {
   /** The other tabs, what they hold, and since when they are known. */
   readonly #members = new Map<string, { keys: QueryKey[]; since: number; answering: boolean }>();
   readonly #holds = new Map<string, () => void>();
-  readonly #calls = new Map<string, AbortController>();
+  /** Tool calls other tabs made, by `tab/id`, with the tab that made each. */
+  readonly #calls = new Map<string, { tab: string; controller: AbortController }>();
   #outbox: McpEvent[] = [];
   /** Set for a moment after taking over, while the other tabs introduce themselves. */
   #settling: ReturnType<typeof setTimeout> | undefined;
@@ -90,7 +91,7 @@ export class Leader {
     for (const stop of this.#stops.splice(0)) stop();
     for (const release of this.#holds.values()) release();
     this.#holds.clear();
-    for (const controller of this.#calls.values()) controller.abort();
+    for (const { controller } of this.#calls.values()) controller.abort();
   }
 
   receive(message: LeaderMessage): void {
@@ -123,7 +124,7 @@ export class Leader {
         break;
       }
       case 'bye':
-        if (this.#members.delete(message.tab)) {
+        if (this.#leave(message.tab)) {
           this.#reconcile();
           this.#groupChanged();
         }
@@ -137,7 +138,9 @@ export class Leader {
       case 'cancel':
         this.#calls
           .get(`${message.tab}/${message.id}`)
-          ?.abort(new McpQueryError('SUPERSEDED', 'the tab that made the call cancelled it'));
+          ?.controller.abort(
+            new McpQueryError('SUPERSEDED', 'the tab that made the call cancelled it'),
+          );
         break;
       case 'answer':
         internals.options.serverRequests?.answer(message.id, message.result);
@@ -193,7 +196,7 @@ export class Leader {
   async #serveCall(tab: string, id: number, variables: WireCall): Promise<void> {
     const controller = new AbortController();
     const name = `${tab}/${id}`;
-    this.#calls.set(name, controller);
+    this.#calls.set(name, { tab, controller });
     let reply: TabMessage;
     try {
       const value = await callTool(this.#link.owner, {
@@ -212,6 +215,20 @@ export class Leader {
       this.#calls.delete(name);
     }
     if (!this.#stopped) this.#link.send(reply);
+  }
+
+  /**
+   * A tab left the group (closed, or found dead): the tool calls it made are cancelled, as
+   * its own connection would have ended them; nobody is left to see their results. Whether
+   * it was a member.
+   */
+  #leave(tab: string): boolean {
+    for (const call of this.#calls.values()) {
+      if (call.tab === tab) {
+        call.controller.abort(new McpQueryError('SUPERSEDED', 'the tab that made the call closed'));
+      }
+    }
+    return this.#members.delete(tab);
   }
 
   /**
@@ -273,7 +290,7 @@ export class Leader {
     let gone = false;
     for (const [tab, member] of this.#members) {
       if (member.since > cutoff || held.has(tabLock(this.#link.name, tab))) continue;
-      this.#members.delete(tab);
+      this.#leave(tab);
       gone = true;
     }
     if (!gone) return;

@@ -325,6 +325,35 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
     expect(first?.type === 'text' ? first.text : undefined).toBe('answered decline');
   });
 
+  // A tab's own connection ends its calls when the tab closes; a follower's calls run on the
+  // leader's connection, so the leader ends them, whether the follower said goodbye or the
+  // leader finds it dead. Before, they kept running for nobody: here, the server's question
+  // stayed open in the leader tab.
+  it.each(['closes', 'crashes'] as const)(
+    'a follower that %s cancels the tool calls it made through the leader',
+    async (end) => {
+      const { server, leader, follower, requests } = await askingGroup(kind);
+      const leaderRequests = requestsOf(leader);
+      cleanups.push(leaderRequests.subscribeElicitations(() => {}));
+
+      const call = callTool(follower.sync, { name: 'ask' }).catch((error: unknown) => error);
+      await eventually(() => {
+        expect(requests.getElicitations()).toHaveLength(1);
+        expect(leaderRequests.getElicitations()).toHaveLength(1);
+      });
+      await (end === 'closes' ? follower.close() : follower.crash());
+      expect(await call).toBeInstanceOf(Error);
+      await eventually(() => expect(leaderRequests.getElicitations()).toEqual([]));
+      if (era === 'legacy') {
+        await eventually(() => {
+          expect(server.store.pendingAsks()).toBe(0);
+          expect(server.store.asks().at(-1)?.outcome).toEqual({ kind: 'cancelled' });
+        });
+      }
+      expect(leader.tabs()?.tabs).toBe(1);
+    },
+  );
+
   it('tabs under different identities are separate groups, each with its own connection', async () => {
     const server = await serverWith(kind, [SHARED]);
     const { open } = browser(server);

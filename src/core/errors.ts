@@ -15,6 +15,8 @@ const NOT_FOUND_CODES = new Set([-32002, -32602]);
  * - `DISPOSED`: the McpCacheSync that started this was disposed.
  * - `SUPERSEDED`: another McpCacheSync took over this QueryClient and scope.
  * - `NOT_ATTACHED`: no McpCacheSync serves this QueryClient and scope.
+ * - `OTHER_TAB`: with `shareAcrossTabs`, another tab holds the connection and its SDK client
+ *   (`whenReady()`); tool calls and the hooks go through that tab.
  * - `UNKNOWN_KEY`: a query key that is not an MCP key.
  * - `INVALID_TEMPLATE`: `expandTemplate` was given a template it cannot expand.
  */
@@ -31,6 +33,7 @@ export type McpQueryErrorCode =
   | 'DISPOSED'
   | 'SUPERSEDED'
   | 'NOT_ATTACHED'
+  | 'OTHER_TAB'
   | 'UNKNOWN_KEY'
   | 'INVALID_TEMPLATE';
 

@@ -42,6 +42,11 @@ export interface Remote {
   interest(desire: Desire): void;
   isCovered(uri: string): boolean;
   isListCovered(list: NotifiedList): boolean;
+  /**
+   * For `whenReady()`: settles once this tab leads (its own connection serves then), and
+   * fails, clearly, while another tab does (the SDK client is there) or when none does in time.
+   */
+  leading(signal: AbortSignal | undefined, timeoutMs: number): Promise<void>;
 }
 
 /** What a tab-sharing option is given of the McpCacheSync it serves (once, when it starts). */

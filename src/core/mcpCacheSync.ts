@@ -151,6 +151,7 @@ export class McpCacheSync {
       },
       session: async (signal) => {
         if (!startedByOwner(this)) this.#start();
+        await this.#remote?.leading(signal, timeoutMs);
         return this.#connection.whenReady(signal, timeoutMs);
       },
       failed: (failed, error) => this.#connection.unauthorizedIf(failed as Session, error),
@@ -231,7 +232,10 @@ export class McpCacheSync {
   subscribeEvents = (listener: (event: McpEvent) => void): (() => void) =>
     this.#bus.subscribe(listener);
 
-  /** Resolves with the connected client (waits through connecting/reconnecting, bounded). */
+  /**
+   * Resolves with the connected client (waits through connecting/reconnecting, bounded). With
+   * `shareAcrossTabs`, only the leading tab has one: elsewhere this fails with `OTHER_TAB`.
+   */
   async whenReady(signal?: AbortSignal): Promise<Client> {
     return (await this.#internals.session(signal)).client;
   }

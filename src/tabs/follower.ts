@@ -102,6 +102,11 @@ export class Follower {
     return this.#listsCovered.has(list);
   }
 
+  /** Whether another tab is known to lead. */
+  get following(): boolean {
+    return this.#leader !== undefined;
+  }
+
   /**
    * Another tab leads (a newcomer hears it in answer to its hello; the
    * others on a handover). Returns whether that is news.

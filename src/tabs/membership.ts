@@ -1,9 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { QueryCacheNotifyEvent, QueryKey } from '@tanstack/query-core';
+import { McpQueryError } from '../core/errors';
 import type { McpEventInput } from '../core/events';
 import type { Remote, SyncInternals } from '../core/internals';
 import type { NotifiedList } from '../core/lists';
 import { type CallToolVariables, callTool } from '../core/tools';
+import { Waiters } from '../core/waiters';
 import { Follower, type FollowerMessage } from './follower';
 import { Leader, type LeaderMessage, tabLock } from './leader';
 import { type GroupLink, isGroupKey, type Settings } from './link';
@@ -29,6 +31,8 @@ export class Membership implements Remote {
   readonly #leaving = new AbortController();
   readonly #unsubscribeCache: () => void;
   #left = false;
+  /** `leading()` calls waiting for this tab to lead or hear of a leader. */
+  readonly #waiters = new Waiters();
   #handovers = 0;
   #tabs = 1;
 
@@ -93,6 +97,7 @@ export class Membership implements Remote {
     );
     this.#leaving.abort();
     this.#channel.close();
+    this.#waiters.recheck();
   }
 
   // ── Remote: what the McpCacheSync of a follower tab does through the leader ──
@@ -115,6 +120,23 @@ export class Membership implements Remote {
 
   isListCovered(list: NotifiedList): boolean {
     return this.#follower.isListCovered(list);
+  }
+
+  async leading(signal: AbortSignal | undefined, timeoutMs: number): Promise<void> {
+    // At start every tab waits for the election; a leader is known within a message or two.
+    const settled = () => this.#leading || this.#left || this.#follower.following;
+    if (!settled()) await this.#waiters.wait(settled, { timeoutMs, signal });
+    signal?.throwIfAborted();
+    if (this.#leading || this.#left) return;
+    throw this.#follower.following
+      ? new McpQueryError(
+          'OTHER_TAB',
+          'another tab holds the connection (shareAcrossTabs), and its SDK client; callTool, useCallTool and the hooks go through that tab',
+        )
+      : new McpQueryError(
+          'NOT_CONNECTED',
+          `no tab of the sharing group took the connection within ${timeoutMs} ms`,
+        );
   }
 
   /** Where this tab stands in the group, as an event. */
@@ -149,6 +171,7 @@ export class Membership implements Remote {
       if (this.#follower.follow(message.tab)) {
         this.#handovers = message.handovers;
         this.#emitTabs();
+        this.#waiters.recheck();
       }
     } else if (message.type === 'group') {
       this.#tabs = message.tabs;
@@ -177,6 +200,7 @@ export class Membership implements Remote {
     });
     // Until the group is counted again, this tab says at once that it leads.
     if (handover) this.#emitTabs();
+    this.#waiters.recheck();
   }
 
   #onCacheEvent(event: QueryCacheNotifyEvent): void {

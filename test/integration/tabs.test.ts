@@ -382,6 +382,28 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
 });
 
 describe('tab sharing, whatever the server', () => {
+  // The SDK client lives in the leading tab only. Before, a follower's whenReady() waited its
+  // whole timeout and then blamed a connection that was "never started".
+  it("a follower's whenReady() says at once that the client is in another tab, and resolves once this tab leads", async () => {
+    const server = await serverWith('modern', [SHARED]);
+    const { open } = browser(server);
+    const leader = open();
+    // Asked before the election: it waits for it, and this tab wins.
+    expect((await leader.sync.whenReady()).getProtocolEra()).toBe('modern');
+    expect(leader.tabs()?.leader).toBe(true);
+    const follower = open({ requestTimeoutMs: 5000 });
+    const asked = Date.now();
+    const error = await follower.sync.whenReady().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'McpQueryError', code: 'OTHER_TAB' });
+    expect((error as Error).message).toMatch(/another tab holds the connection/);
+    expect(Date.now() - asked).toBeLessThan(4000);
+
+    await leader.close();
+    await eventually(() => expect(follower.tabs()?.leader).toBe(true));
+    const client = await follower.sync.whenReady();
+    expect(client.getProtocolEra()).toBe('modern');
+  });
+
   it("a follower's invalidation reads again rather than taking the leader's copy", async () => {
     const server = await serverWith('modern', [SHARED]);
     const { open } = browser(server);

@@ -184,6 +184,40 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
     }
   });
 
+  it("closing a follower tab cancels its tool call: the server's question leaves the leader too", async () => {
+    const context = await started().browser.newContext({ viewport: VIEWPORT });
+    try {
+      const tabs = [await openTab(context, endpoint, true), await openTab(context, endpoint, true)];
+      for (const ui of tabs) track(ui.page);
+      const seen = await until(
+        'one leader and one follower',
+        () => roles(tabs),
+        (r) => r.includes('leader') && r.includes('follower'),
+      );
+      const follower = tabs[seen.indexOf('follower')] as Dashboard;
+      const leader = tabs[seen.indexOf('leader')] as Dashboard;
+      await until(
+        'the follower to be ready',
+        () => follower.status(),
+        (s) => s === 'ready',
+      );
+
+      await follower.byId('tool-rename').click();
+      await leader.byId('elicitation').waitFor();
+      await follower.page.close();
+      // The leader shows the form too, so only the cancelled call takes the question away.
+      await leader.byId('elicitation').waitFor({ state: 'detached' });
+      await until(
+        'the leader to count one tab',
+        () => leader.byId('tabs-badge').getAttribute('data-tabs'),
+        (count) => count === '1',
+      );
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('with sharing off, eight tabs open eight streams (the baseline)', async () => {
     const { browser } = started();
     // One context per tab: in one profile Chromium keeps six connections per host over

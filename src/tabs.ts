@@ -9,4 +9,4 @@
  * ```
  */
 export type { ChannelLike, LocksLike, TabMessage } from './tabs/protocol';
-export { type ShareAcrossTabsOptions, shareAcrossTabs } from './tabs/tabSharing';
+export { type PageLike, type ShareAcrossTabsOptions, shareAcrossTabs } from './tabs/tabSharing';

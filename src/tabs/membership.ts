@@ -100,6 +100,14 @@ export class Membership implements Remote {
     this.#waiters.recheck();
   }
 
+  /**
+   * The page is going away for good. A follower leaves now; the leader keeps its place until
+   * the page is gone (its locks go with it, and the next tab takes over then).
+   */
+  pageHidden(): void {
+    if (!this.#leading) this.leave(undefined);
+  }
+
   // ── Remote: what the McpCacheSync of a follower tab does through the leader ──
 
   read(key: QueryKey, signal: AbortSignal): Promise<unknown> {

@@ -9,6 +9,14 @@ export interface ShareAcrossTabsOptions {
   channel?: (name: string) => ChannelLike;
   /** How often the leader looks for tabs that closed without saying goodbye. Default 2000 ms. */
   livenessMs?: number;
+  /** Where `pagehide` is heard, so a page that goes away says goodbye. Default: the window. */
+  page?: PageLike;
+}
+
+/** The part of `window` used here. */
+export interface PageLike {
+  addEventListener(type: 'pagehide', listener: (event: Event) => void): void;
+  removeEventListener(type: 'pagehide', listener: (event: Event) => void): void;
 }
 
 /**
@@ -44,8 +52,19 @@ export function shareAcrossTabs(options: ShareAcrossTabsOptions = {}): TabSharin
         membership = new Membership(owner, internals, settings);
         previous.leave(membership);
       });
+      // A page that goes away says goodbye at once: the leader's liveness check runs on a
+      // timer, which browsers throttle in background tabs. A page the back/forward cache keeps
+      // (`persisted`) may come back, so it stays.
+      const page =
+        options.page ??
+        (typeof document === 'undefined' ? undefined : (globalThis as unknown as PageLike));
+      const onPageHide = (event: Event) => {
+        if (!(event as { persisted?: boolean }).persisted && !disposed) membership.pageHidden();
+      };
+      page?.addEventListener('pagehide', onPageHide);
       internals.onDispose(() => {
         disposed = true;
+        page?.removeEventListener('pagehide', onPageHide);
         membership.leave(undefined);
       });
     },

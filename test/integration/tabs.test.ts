@@ -11,7 +11,7 @@ import { callTool, createServerRequests, type ServerRequests } from '../../src/c
 import type { McpEvent, McpEventOf } from '../../src/core/events';
 import { internalsOf } from '../../src/core/internals';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
-import { shareAcrossTabs } from '../../src/tabs';
+import { type ShareAcrossTabsOptions, shareAcrossTabs } from '../../src/tabs';
 import { ResourceStore, type TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
@@ -40,7 +40,10 @@ interface Tab {
 
 function browser(server: TestServer, share = true) {
   const locks = new BrowserLocks();
-  const open = (options: Partial<McpCacheSyncOptions> = {}): Tab => {
+  const open = (
+    options: Partial<McpCacheSyncOptions> = {},
+    sharing: ShareAcrossTabsOptions = {},
+  ): Tab => {
     const tab = locks.tab();
     const channels = tabChannels();
     const queryClient = new QueryClient();
@@ -54,6 +57,7 @@ function browser(server: TestServer, share = true) {
           locks: tab.locks,
           channel: channels.open,
           livenessMs: 100,
+          ...sharing,
         }),
       }),
       ...options,
@@ -382,6 +386,30 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
 });
 
 describe('tab sharing, whatever the server', () => {
+  // The leader notices a tab that closed without a goodbye by a timer, which browsers throttle
+  // in background tabs (to once a minute). A page that goes away says goodbye instead, unless
+  // the back/forward cache keeps it (it may come back). Before, closing a follower tab left
+  // it in the group until the leader's next liveness check.
+  it('a follower page that goes away leaves the group at once; one kept for back/forward stays', async () => {
+    const server = await serverWith('modern', [SHARED]);
+    const { open } = browser(server);
+    const slow = { livenessMs: 60_000 };
+    const leader = open({}, slow);
+    await eventually(() => expect(leader.tabs()?.leader).toBe(true));
+    const page = new EventTarget();
+    const follower = open({}, { ...slow, page });
+    await eventually(() => expect(leader.tabs()?.tabs).toBe(2));
+
+    const cached = Object.assign(new Event('pagehide'), { persisted: true });
+    page.dispatchEvent(cached);
+    await sleep(100);
+    expect(leader.tabs()?.tabs).toBe(2);
+
+    page.dispatchEvent(new Event('pagehide'));
+    await eventually(() => expect(leader.tabs()?.tabs).toBe(1));
+    expect(follower.tabs()?.leader).toBe(false);
+  });
+
   // The SDK client lives in the leading tab only. Before, a follower's whenReady() waited its
   // whole timeout and then blamed a connection that was "never started".
   it("a follower's whenReady() says at once that the client is in another tab, and resolves once this tab leads", async () => {

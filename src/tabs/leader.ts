@@ -37,11 +37,25 @@ export interface LeaderOptions {
  * tabs that closed without a goodbye. Lives from winning the leader lock to
  * `stop()`.
  */
+/** Another tab of the group, as the leader knows it. */
+interface Member {
+  keys: QueryKey[];
+  since: number;
+  answering: boolean;
+  /** Withdraws the request for the tab's lock (`#watch`) once the tab is no longer a member. */
+  watch: AbortController;
+  /** The next request for the tab's lock, when the last was granted too early to tell. */
+  rewatch?: ReturnType<typeof setTimeout>;
+}
+
+/** A tab's lock free within this long of its joining may not have been taken yet. */
+const JOIN_GRACE_MS = 1000;
+
 export class Leader {
   readonly #link: GroupLink;
   readonly #options: LeaderOptions;
   /** The other tabs, what they hold, and since when they are known. */
-  readonly #members = new Map<string, { keys: QueryKey[]; since: number; answering: boolean }>();
+  readonly #members = new Map<string, Member>();
   readonly #holds = new Map<string, () => void>();
   /** Tool calls other tabs made, by `tab/id`, with the tab that made each. */
   readonly #calls = new Map<string, { tab: string; controller: AbortController }>();
@@ -92,13 +106,14 @@ export class Leader {
     for (const release of this.#holds.values()) release();
     this.#holds.clear();
     for (const { controller } of this.#calls.values()) controller.abort();
+    for (const tab of [...this.#members.keys()]) this.#leave(tab);
   }
 
   receive(message: LeaderMessage): void {
     const { internals, tab } = this.#link;
     switch (message.type) {
       case 'hello': {
-        this.#members.set(message.tab, { keys: [], since: Date.now(), answering: false });
+        this.#join(message.tab);
         this.#link.send({ type: 'leader', tab, handovers: this.#options.handovers });
         const at = Date.now();
         const facts = internals
@@ -112,15 +127,12 @@ export class Leader {
         break;
       }
       case 'interest': {
-        const keys = message.keys.filter((key) => isGroupKey(internals, key));
-        const member = this.#members.get(message.tab);
-        this.#members.set(message.tab, {
-          keys,
-          since: member?.since ?? Date.now(),
-          answering: message.answering === true,
-        });
+        const known = this.#members.has(message.tab);
+        const member = this.#join(message.tab);
+        member.keys = message.keys.filter((key) => isGroupKey(internals, key));
+        member.answering = message.answering === true;
         this.#reconcile();
-        if (!member) this.#groupChanged();
+        if (!known) this.#groupChanged();
         break;
       }
       case 'bye':
@@ -217,12 +229,47 @@ export class Leader {
     if (!this.#stopped) this.#link.send(reply);
   }
 
+  /** The tab's record, made (and its lock watched) when the tab is new. */
+  #join(tab: string): Member {
+    let member = this.#members.get(tab);
+    if (!member) {
+      member = { keys: [], since: Date.now(), answering: false, watch: new AbortController() };
+      this.#members.set(tab, member);
+      this.#watch(tab, member);
+    }
+    return member;
+  }
+
+  /**
+   * Asks for the tab's own lock, which it holds while it lives: the grant says the tab is
+   * gone (closed or crashed) at once, whatever a background tab's timers do. A grant just
+   * after the tab joined may only mean it has not taken its lock yet: asked again later.
+   */
+  #watch(tab: string, member: Member): void {
+    const { locks } = this.#link.settings;
+    const gone = async () => {
+      if (this.#stopped || this.#members.get(tab) !== member) return;
+      if (Date.now() - member.since < JOIN_GRACE_MS) {
+        member.rewatch = setTimeout(() => this.#watch(tab, member), JOIN_GRACE_MS);
+        return;
+      }
+      this.#leave(tab);
+      this.#reconcile();
+      this.#groupChanged();
+    };
+    const signal = member.watch.signal;
+    locks.request(tabLock(this.#link.name, tab), { signal }, gone).catch(() => {});
+  }
+
   /**
    * A tab left the group (closed, or found dead): the tool calls it made are cancelled, as
    * its own connection would have ended them; nobody is left to see their results. Whether
    * it was a member.
    */
   #leave(tab: string): boolean {
+    const member = this.#members.get(tab);
+    member?.watch.abort();
+    clearTimeout(member?.rewatch);
     for (const call of this.#calls.values()) {
       if (call.tab === tab) {
         call.controller.abort(new McpQueryError('SUPERSEDED', 'the tab that made the call closed'));

@@ -7,7 +7,10 @@ export interface ShareAcrossTabsOptions {
   locks?: LocksLike;
   /** Opens the channel the tabs talk over. Default: `new BroadcastChannel(name)`. */
   channel?: (name: string) => ChannelLike;
-  /** How often the leader looks for tabs that closed without saying goodbye. Default 2000 ms. */
+  /**
+   * How often the leader also looks for tabs that closed without saying goodbye (it learns of
+   * them at once from their locks; this is the fallback). Default 2000 ms.
+   */
   livenessMs?: number;
   /** Where `pagehide` is heard, so a page that goes away says goodbye. Default: the window. */
   page?: PageLike;

@@ -385,20 +385,43 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
   });
 });
 
+/**
+ * A leader and a follower on a 2026-07-28 server, whose liveness timer (a minute, as a throttled
+ * background tab's) cannot be what notices a tab leaving. `sharing` is the follower's.
+ */
+async function groupOfTwo(sharing: ShareAcrossTabsOptions = {}) {
+  const server = await serverWith('modern', [SHARED]);
+  const { open } = browser(server);
+  const slow = { livenessMs: 60_000 };
+  const leader = open({}, slow);
+  await eventually(() => expect(leader.tabs()?.leader).toBe(true));
+  const follower = open({}, { ...slow, ...sharing });
+  await eventually(() => expect(leader.tabs()?.tabs).toBe(2));
+  return { server, leader, follower };
+}
+
 describe('tab sharing, whatever the server', () => {
+  // A tab that crashes says no goodbye. The leader waits for its lock, which the tab holds
+  // while it lives: the grant says it is gone, with no timer. Before, only the liveness check
+  // noticed (every livenessMs, here a minute: throttled background tabs run timers that late).
+  it('a follower that crashes leaves the group as soon as its lock is free, without the liveness timer', async () => {
+    const { server, leader, follower } = await groupOfTwo();
+    observeResource(follower.sync, SHARED);
+    await eventually(() => expect(server.subscribedUris()).toEqual([SHARED]));
+
+    await follower.crash();
+    await eventually(() => expect(leader.tabs()?.tabs).toBe(1));
+    // What only the crashed tab showed is let go on the server too.
+    await eventually(() => expect(server.subscribedUris()).toEqual([]));
+  });
+
   // The leader notices a tab that closed without a goodbye by a timer, which browsers throttle
   // in background tabs (to once a minute). A page that goes away says goodbye instead, unless
   // the back/forward cache keeps it (it may come back). Before, closing a follower tab left
   // it in the group until the leader's next liveness check.
   it('a follower page that goes away leaves the group at once; one kept for back/forward stays', async () => {
-    const server = await serverWith('modern', [SHARED]);
-    const { open } = browser(server);
-    const slow = { livenessMs: 60_000 };
-    const leader = open({}, slow);
-    await eventually(() => expect(leader.tabs()?.leader).toBe(true));
     const page = new EventTarget();
-    const follower = open({}, { ...slow, page });
-    await eventually(() => expect(leader.tabs()?.tabs).toBe(2));
+    const { leader, follower } = await groupOfTwo({ page });
 
     const cached = Object.assign(new Event('pagehide'), { persisted: true });
     page.dispatchEvent(cached);

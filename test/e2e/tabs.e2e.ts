@@ -218,6 +218,38 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
     }
   });
 
+  it('a follower tab that crashes (no pagehide, no goodbye) leaves the group: the leader counts one tab', async () => {
+    const context = await started().browser.newContext({ viewport: VIEWPORT });
+    try {
+      const tabs = [await openTab(context, endpoint, true), await openTab(context, endpoint, true)];
+      const seen = await until(
+        'one leader and one follower, counting two tabs',
+        async () => ({
+          roles: await roles(tabs),
+          counts: await Promise.all(
+            tabs.map((ui) => ui.byId('tabs-badge').getAttribute('data-tabs')),
+          ),
+        }),
+        ({ roles, counts }) =>
+          roles.includes('leader') && roles.includes('follower') && counts.every((c) => c === '2'),
+      );
+      const follower = tabs[seen.roles.indexOf('follower')] as Dashboard;
+      const leader = tabs[seen.roles.indexOf('leader')] as Dashboard;
+      // The renderer dies: no pagehide, no goodbye; the browser frees its locks.
+      const cdp = await context.newCDPSession(follower.page);
+      // (The command gets no answer: its renderer is gone.)
+      void cdp.send('Page.crash').catch(() => {});
+      await until(
+        'the leader to count one tab',
+        () => leader.byId('tabs-badge').getAttribute('data-tabs'),
+        (count) => count === '1',
+      );
+      expect(await role(leader)).toBe('leader');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('with sharing off, eight tabs open eight streams (the baseline)', async () => {
     const { browser } = started();
     // One context per tab: in one profile Chromium keeps six connections per host over

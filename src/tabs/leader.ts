@@ -29,14 +29,6 @@ export interface LeaderOptions {
   onGroup(tabs: number): void;
 }
 
-/**
- * The tab holding the connection, for the others: it holds every key they
- * hold through QueryObservers (so its subscriptions are the union), answers
- * their reads from one flight per key and runs their tool calls, forwards
- * its connection's events, broadcasts every successful read, and notices
- * tabs that closed without a goodbye. Lives from winning the leader lock to
- * `stop()`.
- */
 /** Another tab of the group, as the leader knows it. */
 interface Member {
   keys: QueryKey[];
@@ -51,6 +43,14 @@ interface Member {
 /** A tab's lock free within this long of its joining may not have been taken yet. */
 const JOIN_GRACE_MS = 1000;
 
+/**
+ * The tab holding the connection, for the others: it holds every key they
+ * hold through QueryObservers (so its subscriptions are the union), answers
+ * their reads from one flight per key and runs their tool calls, forwards
+ * its connection's events, broadcasts every successful read, and notices
+ * tabs that closed without a goodbye. Lives from winning the leader lock to
+ * `stop()`.
+ */
 export class Leader {
   readonly #link: GroupLink;
   readonly #options: LeaderOptions;

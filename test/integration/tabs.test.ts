@@ -419,6 +419,18 @@ describe('tab sharing, whatever the server', () => {
   // in background tabs (to once a minute). A page that goes away says goodbye instead, unless
   // the back/forward cache keeps it (it may come back). Before, closing a follower tab left
   // it in the group until the leader's next liveness check.
+  // A tab that said hello and died before its lock was seen: the first grant comes too early to
+  // tell (the tab may not hold its lock yet), so the leader asks again a moment later.
+  it('a tab that joined and died at once leaves the group after a moment, without the liveness timer', async () => {
+    const { leader } = await groupOfTwo();
+    const { connection } = internalsOf(leader.sync).identity();
+    const ghost = new BroadcastChannel(`mcp-react-query|${connection}||`);
+    cleanups.push(() => ghost.close());
+    ghost.postMessage({ type: 'hello', tab: 'ghost' });
+    await eventually(() => expect(leader.tabs()?.tabs).toBe(3));
+    await eventually(() => expect(leader.tabs()?.tabs).toBe(2));
+  });
+
   it('a follower page that goes away leaves the group at once; one kept for back/forward stays', async () => {
     const page = new EventTarget();
     const { leader, follower } = await groupOfTwo({ page });

@@ -33,6 +33,11 @@ async function role(ui: Dashboard): Promise<string | null> {
   return ui.byId('tabs-badge').getAttribute('data-role');
 }
 
+/** How many tabs this tab's badge says share the connection. */
+function tabCount(ui: Dashboard): Promise<string | null> {
+  return ui.byId('tabs-badge').getAttribute('data-tabs');
+}
+
 async function roles(tabs: Dashboard[]): Promise<Array<string | null>> {
   return Promise.all(tabs.map(role));
 }
@@ -68,9 +73,7 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
         'one leader and seven followers, each counting eight tabs',
         async () => ({
           roles: (await roles(tabs)).sort(),
-          counts: await Promise.all(
-            tabs.map((ui) => ui.byId('tabs-badge').getAttribute('data-tabs')),
-          ),
+          counts: await Promise.all(tabs.map(tabCount)),
         }),
         ({ roles, counts }) =>
           roles.filter((r) => r === 'leader').length === 1 &&
@@ -147,24 +150,50 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
     }
   });
 
-  it("a follower's tool call asks in the tabs that show the form, and the follower's answer counts", async () => {
+  /**
+   * Two sharing tabs in a fresh profile, once one leads, the other follows, both count two tabs
+   * and the follower is ready; `run` gets them. No page may report an error.
+   */
+  async function withTwoTabs(
+    run: (tabs: {
+      context: BrowserContext;
+      leader: Dashboard;
+      follower: Dashboard;
+    }) => Promise<void>,
+  ): Promise<void> {
     const context = await started().browser.newContext({ viewport: VIEWPORT });
     try {
       const tabs = [await openTab(context, endpoint, true), await openTab(context, endpoint, true)];
       for (const ui of tabs) track(ui.page);
       const seen = await until(
-        'one leader and one follower',
-        () => roles(tabs),
-        (r) => r.includes('leader') && r.includes('follower'),
+        'one leader and one follower, counting two tabs',
+        async () => ({ roles: await roles(tabs), counts: await Promise.all(tabs.map(tabCount)) }),
+        ({ roles, counts }) =>
+          roles.includes('leader') && roles.includes('follower') && counts.every((c) => c === '2'),
       );
-      const follower = tabs[seen.indexOf('follower')] as Dashboard;
-      const leader = tabs[seen.indexOf('leader')] as Dashboard;
+      const follower = tabs[seen.roles.indexOf('follower')] as Dashboard;
+      const leader = tabs[seen.roles.indexOf('leader')] as Dashboard;
       await until(
         'the follower to be ready',
         () => follower.status(),
         (s) => s === 'ready',
       );
+      await run({ context, leader, follower });
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }
 
+  const leaderCountsOneTab = (leader: Dashboard) =>
+    until(
+      'the leader to count one tab',
+      () => tabCount(leader),
+      (count) => count === '1',
+    );
+
+  it("a follower's tool call asks in the tabs that show the form, and the follower's answer counts", () =>
+    withTwoTabs(async ({ leader, follower }) => {
       await follower.byId('tool-rename').click();
       // The question came on the leader's connection; both tabs show it.
       await follower.byId('elicitation').waitFor();
@@ -178,77 +207,27 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
       // Answered once: the leader's copy of the question goes away too.
       await leader.byId('elicitation').waitFor({ state: 'detached' });
       await follower.byId('elicitation').waitFor({ state: 'detached' });
-      expect(pageErrors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  it("closing a follower tab cancels its tool call: the server's question leaves the leader too", async () => {
-    const context = await started().browser.newContext({ viewport: VIEWPORT });
-    try {
-      const tabs = [await openTab(context, endpoint, true), await openTab(context, endpoint, true)];
-      for (const ui of tabs) track(ui.page);
-      const seen = await until(
-        'one leader and one follower',
-        () => roles(tabs),
-        (r) => r.includes('leader') && r.includes('follower'),
-      );
-      const follower = tabs[seen.indexOf('follower')] as Dashboard;
-      const leader = tabs[seen.indexOf('leader')] as Dashboard;
-      await until(
-        'the follower to be ready',
-        () => follower.status(),
-        (s) => s === 'ready',
-      );
-
+  it("closing a follower tab cancels its tool call: the server's question leaves the leader too", () =>
+    withTwoTabs(async ({ leader, follower }) => {
       await follower.byId('tool-rename').click();
       await leader.byId('elicitation').waitFor();
       await follower.page.close();
       // The leader shows the form too, so only the cancelled call takes the question away.
       await leader.byId('elicitation').waitFor({ state: 'detached' });
-      await until(
-        'the leader to count one tab',
-        () => leader.byId('tabs-badge').getAttribute('data-tabs'),
-        (count) => count === '1',
-      );
-      expect(pageErrors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
+      await leaderCountsOneTab(leader);
+    }));
 
-  it('a follower tab that crashes (no pagehide, no goodbye) leaves the group: the leader counts one tab', async () => {
-    const context = await started().browser.newContext({ viewport: VIEWPORT });
-    try {
-      const tabs = [await openTab(context, endpoint, true), await openTab(context, endpoint, true)];
-      const seen = await until(
-        'one leader and one follower, counting two tabs',
-        async () => ({
-          roles: await roles(tabs),
-          counts: await Promise.all(
-            tabs.map((ui) => ui.byId('tabs-badge').getAttribute('data-tabs')),
-          ),
-        }),
-        ({ roles, counts }) =>
-          roles.includes('leader') && roles.includes('follower') && counts.every((c) => c === '2'),
-      );
-      const follower = tabs[seen.roles.indexOf('follower')] as Dashboard;
-      const leader = tabs[seen.roles.indexOf('leader')] as Dashboard;
-      // The renderer dies: no pagehide, no goodbye; the browser frees its locks.
+  it('a follower tab that crashes (no pagehide, no goodbye) leaves the group: the leader counts one tab', () =>
+    withTwoTabs(async ({ context, leader, follower }) => {
+      // The renderer dies: no pagehide, no goodbye; the browser frees its locks. The command
+      // gets no answer (its renderer is gone).
       const cdp = await context.newCDPSession(follower.page);
-      // (The command gets no answer: its renderer is gone.)
       void cdp.send('Page.crash').catch(() => {});
-      await until(
-        'the leader to count one tab',
-        () => leader.byId('tabs-badge').getAttribute('data-tabs'),
-        (count) => count === '1',
-      );
+      await leaderCountsOneTab(leader);
       expect(await role(leader)).toBe('leader');
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
   it('with sharing off, eight tabs open eight streams (the baseline)', async () => {
     const { browser } = started();

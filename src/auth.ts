@@ -11,4 +11,4 @@ export {
   readAuthorizationResponse,
 } from './auth/oauthProvider';
 export { type KeyValueStorage, memoryStorage } from './auth/storage';
-export type { AuthAware, AuthControl } from './core/internals';
+export type { AuthAware, AuthControl } from './core/signIn';

@@ -13,6 +13,7 @@ export type {
   UnmatchedNotification,
 } from './core/checks';
 export type { ProtocolChoice } from './core/clientSource';
+export type { Clock } from './core/clock';
 export { describeEvent, type McpEventTone } from './core/describeEvent';
 export { isNotFound, McpQueryError, type McpQueryErrorCode } from './core/errors';
 export type {
@@ -25,7 +26,6 @@ export type {
   StreamState,
   StreamStatus,
 } from './core/events';
-export type { AuthAware, AuthControl, TabSharingOption } from './core/internals';
 export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
 export type { ListKind, NotifiedList } from './core/lists';
 export { McpCacheSync } from './core/mcpCacheSync';
@@ -52,6 +52,8 @@ export {
   type ServerRequestOptions,
   ServerRequests,
 } from './core/serverRequests';
+export type { AuthAware, AuthControl } from './core/signIn';
 export type { McpState, McpStatus } from './core/state';
 export { type CallToolVariables, callTool, callToolMutationOptions } from './core/tools';
+export type { TabSharingOption } from './core/upstream';
 export { expandTemplate, type TemplateValue, type TemplateVariables } from './core/uriTemplate';

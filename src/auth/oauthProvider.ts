@@ -7,7 +7,7 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { AuthAware, AuthControl } from '../core/internals';
+import type { AuthAware, AuthControl } from '../core/signIn';
 import { type KeyValueStorage, memoryStorage, StoredJson } from './storage';
 
 export interface OAuthProviderOptions {

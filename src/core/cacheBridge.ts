@@ -4,7 +4,6 @@ import type {
   QueryCacheNotifyEvent,
   QueryClient,
   QueryFunction,
-  QueryKey,
 } from '@tanstack/query-core';
 import type { InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
@@ -13,7 +12,8 @@ import { LIST_KINDS, type ListKind, type NotifiedList, notifiedBy } from './list
 import { ObserverHolds } from './observerHolds';
 import { listQueryOptions } from './queryOptions';
 import { retryUnlessPermanent, ttlOf } from './readResult';
-import { RefetchCoordinator } from './refetchCoordinator';
+import { type Gained, RefetchCoordinator } from './refetchCoordinator';
+import type { ChangeTarget, CoverageChange } from './session';
 
 export interface CacheBridgeOptions {
   queryClient: QueryClient;
@@ -28,9 +28,10 @@ export interface CacheBridgeOptions {
  * Everything between the MCP side and the QueryClient: query defaults
  * (coverage-aware freshness, retry), holds from observers, re-reads on
  * change (single flight plus one trailing read), the resource list diff.
- * One QueryCache subscription feeds all of it.
+ * One QueryCache subscription feeds all of it (tab sharing adds one of its
+ * own, to relay reads between tabs).
  */
-export class CacheBridge {
+export class CacheBridge implements ChangeTarget {
   readonly #options: CacheBridgeOptions;
   readonly #coordinator: RefetchCoordinator;
   readonly #holds: ObserverHolds;
@@ -41,7 +42,13 @@ export class CacheBridge {
 
   constructor(options: CacheBridgeOptions) {
     this.#options = options;
-    this.#coordinator = new RefetchCoordinator(options.queryClient);
+    const { keys } = options;
+    this.#coordinator = new RefetchCoordinator(options.queryClient, (key) => {
+      const uri = keys.uriOf(key);
+      if (uri !== undefined) return options.isCovered(uri);
+      const kind = keys.listOf(key);
+      return kind !== undefined && options.isListCovered(notifiedBy[kind]);
+    });
     this.#holds = new ObserverHolds(options.keys, options.interest);
   }
 
@@ -110,28 +117,22 @@ export class CacheBridge {
     }
   }
 
-  coverageChanged(change: {
-    gained: readonly string[];
-    lost: readonly string[];
-    listsGained: readonly NotifiedList[];
-    listsLost: readonly NotifiedList[];
-  }): void {
+  coverageChanged({ gained, lost, listsGained, listsLost, awaited }: CoverageChange): void {
     const { keys } = this.#options;
-    const listKeys = (lists: readonly NotifiedList[]) =>
-      LIST_KINDS.filter((kind) => lists.includes(notifiedBy[kind])).map((kind) => keys.list(kind));
+    const kindsOf = (lists: readonly NotifiedList[]) =>
+      LIST_KINDS.filter((kind) => lists.includes(notifiedBy[kind]));
     this.#coordinator.uncovered([
-      ...change.lost.map((uri) => keys.resource(uri)),
-      ...listKeys(change.listsLost),
+      ...lost.map((uri) => keys.resource(uri)),
+      ...kindsOf(listsLost).map((kind) => keys.list(kind)),
     ]);
-    this.#coordinator.covered([
-      ...change.gained.map((uri) => keys.resource(uri)),
-      ...listKeys(change.listsGained),
-    ]);
-  }
-
-  /** A read attempt of `key` starts now, covered or not (for rule 4's re-read). */
-  readStarted(key: QueryKey, covered: boolean): void {
-    this.#coordinator.readStarted(key, covered);
+    const covered: Gained[] = gained.map((uri) => ({
+      key: keys.resource(uri),
+      awaited: awaited.uris.has(uri),
+    }));
+    for (const kind of kindsOf(listsGained)) {
+      covered.push({ key: keys.list(kind), awaited: awaited.lists.has(notifiedBy[kind]) });
+    }
+    this.#coordinator.covered(covered);
   }
 
   listFetched(kind: ListKind, ttlMs: unknown): void {

@@ -33,7 +33,11 @@ export interface ChangeChannel {
    */
   mayCover(uri: string): boolean;
   mayCoverList(list: NotifiedList): boolean;
-  dispose(): Promise<void>;
+  /**
+   * After the channel's lifetime (its session's signal) ended: close what is
+   * still open on the server. Resolves once it is closed.
+   */
+  close(): Promise<void>;
 }
 
 export function initialStatus(kind: StreamStatus['kind'], now: number): StreamStatus {

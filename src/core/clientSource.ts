@@ -6,6 +6,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { BackoffOptions } from './backoff';
+import type { Clock } from './clock';
 import { McpQueryError } from './errors';
 import { invalidUrl, resolveUrl } from './failure';
 import { createHttpTransport, type TransportObserver } from './httpTransport';
@@ -51,6 +52,7 @@ export interface OwnedSourceOptions {
   /** What the client declares it can do, and the handlers behind it. */
   capabilities: ClientCapabilities;
   install(client: Client): void;
+  clock: Clock;
 }
 
 /** Clients this package makes and closes: one per connection. */
@@ -76,6 +78,7 @@ export function ownedSource(options: OwnedSourceOptions): ClientSource {
               fetch: target.fetch,
               authProvider: options.authProvider,
               backoff: options.backoff,
+              clock: options.clock,
             })
           : target.transport();
       try {

@@ -1,32 +1,31 @@
-import type { BackoffOptions } from './backoff';
-import type { CacheBridge } from './cacheBridge';
+import { type BackoffOptions, defaultBackoff } from './backoff';
 import { borrowedSource, ownedSource } from './clientSource';
+import type { Clock } from './clock';
 import { Connection } from './connection';
 import { McpQueryError } from './errors';
 import type { Emit } from './events';
-import type { InterestRegistry } from './interest';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { Retention } from './retention';
-import { Session } from './session';
+import { type ChangeTarget, Session, type Wanted } from './session';
 
 export interface ConnectionParts {
   emit: Emit;
-  interest: InterestRegistry;
-  bridge: CacheBridge;
-  backoff: BackoffOptions;
-  timeoutMs: number;
-  lingerMs: number;
+  /** What to subscribe to (the interest registry). */
+  interest: Wanted;
+  /** What to re-read (the cache bridge). */
+  bridge: ChangeTarget;
+  clock: Clock;
 }
 
 /**
  * The connection of an McpCacheSync: where its client comes from (made
  * here from a URL or transport, or passed in), and the session each
- * connected client lives in — wired to the interest registry (what to
- * subscribe to) and the cache bridge (what to re-read).
+ * connected client lives in, which reports straight to the interest
+ * registry (what to subscribe to) and the cache bridge (what to re-read).
  */
 export function createConnection(
   options: McpCacheSyncOptions,
-  { emit, interest, bridge, backoff, timeoutMs, lingerMs }: ConnectionParts,
+  { emit, interest, bridge, clock }: ConnectionParts,
 ): Connection<Session> {
   const { client, transport, url, serverRequests: requests } = options;
   const sources = [url, client, transport].filter((s) => s !== undefined).length;
@@ -36,17 +35,10 @@ export function createConnection(
       `McpCacheSync needs one of url, client or transport (got ${sources})`,
     );
   }
+  const backoff: BackoffOptions = { ...defaultBackoff, ...options.reconnect };
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+  const lingerMs = options.lingerMs ?? DEFAULTS.lingerMs;
   const retention = new Retention();
-  const host = {
-    emit,
-    desire: () => interest.desire(),
-    wants: (uri: string) => interest.wants(uri),
-    wantsList: interest.wantsList.bind(interest),
-    changed: bridge.changed.bind(bridge),
-    listChanged: bridge.listChanged.bind(bridge),
-    coverageChanged: bridge.coverageChanged.bind(bridge),
-    lost: (lost: Session, reason: string, end: boolean) => connection.lost(lost, reason, end),
-  };
   const connection: Connection<Session> = new Connection<Session>({
     label: client ? 'the MCP client passed in' : transport ? 'the transport' : String(url),
     source: client
@@ -59,22 +51,29 @@ export function createConnection(
           authProvider: options.authProvider,
           capabilities: requests?.capabilities() ?? {},
           install: (fresh) => requests?.install(fresh),
+          clock,
         }),
     backoff,
-    requestTimeoutMs: timeoutMs,
+    requestTimeoutMs,
     emit,
-    open: (fresh, observed) => {
+    clock,
+    open: (fresh, observed, lost) => {
       const { reconnects, lastLoss } = connection.state;
-      const history = {
-        reopenCount: reconnects,
-        lastCloseReason: lastLoss === undefined ? undefined : ('remote' as const),
-      };
-      const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs;
-      const settings = { backoff, ackTimeoutMs, requestTimeoutMs: timeoutMs, retention };
       return new Session(
         fresh,
-        host,
-        { ...settings, releaseAfterMs: 10 * lingerMs, history },
+        { emit, wanted: interest, changes: bridge, lost },
+        {
+          backoff,
+          ackTimeoutMs: options.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs,
+          requestTimeoutMs,
+          retention,
+          releaseAfterMs: 10 * lingerMs,
+          history: {
+            reopenCount: reconnects,
+            lastCloseReason: lastLoss === undefined ? undefined : 'remote',
+          },
+          clock,
+        },
         observed,
       );
     },

@@ -1,10 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import type { ClientSource } from './clientSource';
+import type { Clock } from './clock';
 import { McpQueryError } from './errors';
 import type { ConnectionSnapshot, Emit } from './events';
 import { classifyFailure, notConnected } from './failure';
 import type { TransportObserver } from './httpTransport';
+import { within } from './lifetime';
 import { RetryTimer } from './retryTimer';
 import { INITIAL_CONNECTION } from './state';
 import { settleWithin, Waiters } from './waiters';
@@ -12,6 +14,8 @@ import { settleWithin, Waiters } from './waiters';
 /** What the connection needs of a session: open before the first request, disposed after. */
 export interface SessionLike {
   readonly client: Client;
+  /** Aborted once the session is disposed. */
+  readonly signal: AbortSignal;
   readonly transportObserver: TransportObserver;
   ready(): void;
   dispose(shutdown: boolean): Promise<void>;
@@ -23,10 +27,13 @@ export interface ConnectionOptions<S extends SessionLike> {
   label: string;
   backoff: BackoffOptions;
   requestTimeoutMs: number;
-  /** A session for a fresh client, before any of its requests. */
-  open(client: Client, observed: boolean): S;
+  /**
+   * A session for a fresh client, before any of its requests. `lost`: how
+   * the session says it can no longer deliver.
+   */
+  open(client: Client, observed: boolean, lost: (reason: string, endSession: boolean) => void): S;
   emit: Emit;
-  random?: () => number;
+  clock: Clock;
 }
 
 /** How long `dispose()` lets a handshake in flight finish before cutting it off. */
@@ -54,7 +61,14 @@ export class Connection<S extends SessionLike> {
   /** The attempt in flight, if any, and its client once made. */
   #attempt: Promise<void> | undefined;
   #connecting: Client | undefined;
-  readonly #retry = new RetryTimer();
+  /** Ends at `dispose()`. */
+  readonly #life = new AbortController();
+  /**
+   * From `start()` to `stop()`: only an attempt made in the current run may
+   * become the session.
+   */
+  #run: AbortController | undefined;
+  readonly #retry = new RetryTimer(this.#life.signal);
   readonly #waiters = new Waiters();
   #restoreOnclose: (() => void) | undefined;
   /**
@@ -66,10 +80,6 @@ export class Connection<S extends SessionLike> {
   /** Consecutive attempts that failed in a way retrying does not fix. */
   #permanentFailures = 0;
   #readyAt = 0;
-  #started = false;
-  #closed = false;
-  /** Aborted by stop(): an attempt started before may no longer become the session. */
-  #abandon = new AbortController();
 
   constructor(options: ConnectionOptions<S>) {
     this.#options = options;
@@ -85,12 +95,12 @@ export class Connection<S extends SessionLike> {
   }
 
   get started(): boolean {
-    return this.#started;
+    return this.#run !== undefined;
   }
 
   start(): void {
-    if (this.#started || this.#closed) return;
-    this.#started = true;
+    if (this.#run || this.#life.signal.aborted) return;
+    this.#run = within(this.#life.signal);
     this.#emitState();
     this.#waiters.recheck();
     this.#connect();
@@ -101,10 +111,9 @@ export class Connection<S extends SessionLike> {
    * connection over to another tab (tab sharing) keeps its cache and state.
    */
   stop(): Promise<void> {
-    if (!this.#started || this.#closed) return Promise.resolve();
-    this.#started = false;
-    this.#abandon.abort();
-    this.#abandon = new AbortController();
+    if (!this.#run) return Promise.resolve();
+    this.#run.abort();
+    this.#run = undefined;
     this.#retry.cancel();
     this.#backoffAttempt = 0;
     this.#permanentFailures = 0;
@@ -115,7 +124,7 @@ export class Connection<S extends SessionLike> {
 
   /** Drop the current connection and connect again now, skipping any backoff wait. */
   reconnect(): void {
-    if (this.#closed || !this.#started) return;
+    if (!this.#run) return;
     this.#retry.cancel();
     this.#backoffAttempt = 0;
     this.#permanentFailures = 0;
@@ -135,7 +144,7 @@ export class Connection<S extends SessionLike> {
     if (!settled()) await this.#waiters.wait(settled, { timeoutMs, signal });
     signal?.throwIfAborted();
     if (this.#session) return this.#session;
-    throw notConnected(this.#state, this.#started);
+    throw notConnected(this.#state, this.started);
   }
 
   /**
@@ -144,9 +153,9 @@ export class Connection<S extends SessionLike> {
    * handshake was still in flight.
    */
   async dispose(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#retry.cancel();
+    if (this.#life.signal.aborted) return;
+    this.#life.abort();
+    this.#run = undefined;
     const ending = this.#end(true, true);
     this.#set({ phase: 'closed', nextRetryAt: undefined });
     // A handshake in flight finishes, so the session it creates can be ended
@@ -162,10 +171,10 @@ export class Connection<S extends SessionLike> {
     await Promise.all([settled, ending]);
   }
 
-  /** A session that can no longer deliver asks to be replaced. */
-  lost(session: S, reason: string, endSession: boolean): void {
-    if (session !== this.#session || this.#closed) return;
-    if (Date.now() - this.#readyAt >= this.#options.backoff.maxDelayMs) this.#backoffAttempt = 0;
+  /** The ready session can no longer deliver: replace it (only it can say so, while alive). */
+  #lost(reason: string, endSession: boolean): void {
+    const { clock, backoff } = this.#options;
+    if (clock.now() - this.#readyAt >= backoff.maxDelayMs) this.#backoffAttempt = 0;
     this.#end(endSession);
     if (!this.#options.source.reconnectable) {
       this.#set({
@@ -187,14 +196,14 @@ export class Connection<S extends SessionLike> {
    * (the token expired and could not be refreshed): wait for the user.
    */
   unauthorized(session: S, error: Error): void {
-    if (session !== this.#session || this.#closed) return;
+    // A request of a session that was replaced meanwhile says nothing of the new one.
+    if (session.signal.aborted) return;
     this.#end(false);
     this.#set({ phase: 'unauthorized', error, nextRetryAt: undefined });
   }
 
   /** Signing in failed: `error` if it cannot work as configured, else still unauthorized. */
   signInFailed(error: unknown): void {
-    if (this.#closed) return;
     const failure = classifyFailure(error, this.#options.label);
     this.#set({
       phase: failure.kind === 'permanent' ? 'error' : 'unauthorized',
@@ -215,34 +224,35 @@ export class Connection<S extends SessionLike> {
   }
 
   #connect(): void {
-    const attempt = this.#run().finally(() => {
+    const run = this.#run?.signal;
+    if (!run) return;
+    const attempt = this.#try(run).finally(() => {
       if (this.#attempt === attempt) this.#attempt = undefined;
     });
     this.#attempt = attempt;
   }
 
-  async #run(): Promise<void> {
+  /** One attempt, made in `run`: it becomes the session only if `run` is still current. */
+  async #try(run: AbortSignal): Promise<void> {
     const { source, open, requestTimeoutMs } = this.#options;
-    const abandoned = this.#abandon.signal;
-    const current = () => !this.#closed && !abandoned.aborted;
     let session: S | undefined;
     let client: Client | undefined;
     try {
       client = await source.connect((fresh, observed) => {
         this.#connecting = fresh;
-        session = open(fresh, observed);
+        const lost = (reason: string, end: boolean) => this.#lost(reason, end);
+        session = open(fresh, observed, lost);
         return session.transportObserver;
       }, requestTimeoutMs);
     } catch (error) {
       this.#connecting = undefined;
-      await session?.dispose(this.#closed);
-      if (!current()) return;
-      this.#failed(error);
+      await session?.dispose(this.#life.signal.aborted);
+      if (!run.aborted) this.#failed(error);
       return;
     }
     this.#connecting = undefined;
     const ready = session as S;
-    if (!current()) {
+    if (run.aborted) {
       await Promise.all([ready.dispose(true), source.release(client, true)]);
       return;
     }
@@ -250,7 +260,7 @@ export class Connection<S extends SessionLike> {
     const previous = client.onclose;
     const onclose = () => {
       previous?.();
-      this.lost(ready, 'the transport closed', false);
+      if (!ready.signal.aborted) this.#lost('the transport closed', false);
     };
     client.onclose = onclose;
     const connected = client;
@@ -258,7 +268,7 @@ export class Connection<S extends SessionLike> {
       if (connected.onclose === onclose) connected.onclose = previous;
     };
     this.#session = ready;
-    this.#readyAt = Date.now();
+    this.#readyAt = this.#options.clock.now();
     this.#permanentFailures = 0;
     this.#set({
       phase: 'ready',
@@ -315,7 +325,8 @@ export class Connection<S extends SessionLike> {
   }
 
   #scheduleRetry(error: Error): void {
-    const delay = backoffDelay(this.#backoffAttempt, this.#options.backoff, this.#options.random);
+    const { clock, backoff } = this.#options;
+    const delay = backoffDelay(this.#backoffAttempt, backoff, clock.random);
     this.#backoffAttempt += 1;
     const offline = this.#retry.schedule(delay, () => {
       this.#set({ nextRetryAt: undefined });
@@ -326,7 +337,7 @@ export class Connection<S extends SessionLike> {
       error,
       attempt: Math.max(this.#state.attempt + 1, this.#backoffAttempt),
       // Offline: no time is set; the attempt runs when the network returns.
-      nextRetryAt: offline ? undefined : Date.now() + delay,
+      nextRetryAt: offline ? undefined : clock.now() + delay,
     });
   }
 

@@ -7,6 +7,7 @@ import {
   resourceCapabilities,
   type UnmatchedNotification,
 } from './checks';
+import { type Clock, systemClock } from './clock';
 import type { ConnectionSnapshot, McpEvent, McpEventOf, StreamStatus } from './events';
 import type { NotifiedList } from './lists';
 import { deriveStatus, INITIAL_CONNECTION } from './state';
@@ -35,6 +36,8 @@ type Record = Omit<ResourceDiagnostics, 'uri' | 'subscribed' | 'acknowledged' | 
   /** Where the latest read started, and the one before it. */
   readStart: Marker | undefined;
   previousReadStart: Marker | undefined;
+  /** The digest of the latest contents read. */
+  digest: string | undefined;
   /** A change found by a read, waiting for a late notification before it counts as silent. */
   silenceTimer: ReturnType<typeof setTimeout> | undefined;
 };
@@ -54,7 +57,8 @@ export class Diagnostics {
   readonly #emitEveryMs: number;
   readonly #listeners = new Set<() => void>();
   #connection: ConnectionSnapshot = INITIAL_CONNECTION;
-  #stream: StreamStatus = initialStatus('none', Date.now());
+  readonly #clock: Clock;
+  #stream: StreamStatus;
   readonly #covered = new Set<string>();
   #listsCovered: ReadonlySet<NotifiedList> = new Set();
   readonly #declined = new Map<string, string>();
@@ -77,8 +81,10 @@ export class Diagnostics {
   #snapshot: McpDiagnostics | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(options?: { emitEveryMs?: number }) {
+  constructor(options?: { emitEveryMs?: number | undefined; clock?: Clock }) {
     this.#emitEveryMs = options?.emitEveryMs ?? 100;
+    this.#clock = options?.clock ?? systemClock;
+    this.#stream = initialStatus('none', this.#clock.now());
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -101,28 +107,9 @@ export class Diagnostics {
     this.#listeners.clear();
   }
 
-  /**
-   * Whether a read of `uri` that just succeeded should say if it found new
-   * content: only when a change would count as silent — covered throughout
-   * since the previous read started and no notification since — so the
-   * common path (reads that follow a notification) compares nothing.
-   */
-  wantsComparison = (uri: string): boolean => {
-    const record = this.#records.get(uri);
-    const previous = record?.previousReadStart;
-    return (
-      record !== undefined &&
-      previous !== undefined &&
-      record.silenceTimer === undefined &&
-      this.#covered.has(uri) &&
-      previous.coverages === record.coverages &&
-      previous.notifications === record.notifications
-    );
-  };
-
   /** Wanted, covered URIs with no notification and no read for `quietMs` (the silence probe). */
   quiet(quietMs: number): string[] {
-    const now = Date.now();
+    const now = this.#clock.now();
     const quiet: string[] = [];
     for (const [uri, record] of this.#records) {
       const last = Math.max(record.lastNotificationAt ?? 0, record.lastReadAt ?? 0);
@@ -212,6 +199,7 @@ export class Diagnostics {
       coverages: 0,
       readStart: undefined,
       previousReadStart: undefined,
+      digest: undefined,
       silenceTimer: undefined,
     });
   }
@@ -261,7 +249,27 @@ export class Diagnostics {
     }
     record.lastReadAt = event.at;
     record.lastError = undefined;
-    if (event.changed === true) this.#suspectSilence(event.uri, record);
+    const before = record.digest;
+    record.digest = event.digest;
+    if (before !== undefined && event.digest !== before && this.#comparable(event.uri, record)) {
+      this.#suspectSilence(event.uri, record);
+    }
+  }
+
+  /**
+   * Whether new content found by the read that just succeeded would be a
+   * silent change: covered throughout since the previous read started, and
+   * no notification since. Reads that follow a notification never count.
+   */
+  #comparable(uri: string, record: Record): boolean {
+    const previous = record.previousReadStart;
+    return (
+      previous !== undefined &&
+      record.silenceTimer === undefined &&
+      this.#covered.has(uri) &&
+      previous.coverages === record.coverages &&
+      previous.notifications === record.notifications
+    );
   }
 
   /** New content no notification announced: silent, unless one follows within the grace. */

@@ -1,4 +1,5 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/client';
+import { type Clock, systemClock } from './clock';
 import type { ListKind, NotifiedList } from './lists';
 
 export type Era = 'modern' | 'legacy';
@@ -69,13 +70,13 @@ export type McpEvent = { at: number } & (
   /** Tab sharing: whether this tab holds the connection, how many tabs share it, leader changes. */
   | { type: 'tabs'; leader: boolean; tabs: number; handovers: number }
   | { type: 'malformed'; method: string; reason: string }
-  /** `changed`: the content differs from what was cached (only said when the diagnostics ask). */
+  /** `digest`: a fingerprint of the contents read (equal contents, equal digest). */
   | {
       type: 'read';
       phase: 'start' | 'success' | 'error';
       uri: string;
       error?: string;
-      changed?: boolean;
+      digest?: string;
     }
   | {
       type: 'list';
@@ -104,7 +105,13 @@ type Listener = (event: McpEvent) => void;
 export class EventBus {
   readonly #listeners = new Set<Listener>();
   readonly #queue: McpEvent[] = [];
+  /** Where every event's time comes from (folds that need the time read it here too). */
+  readonly clock: Clock;
   #draining = false;
+
+  constructor(clock: Clock = systemClock) {
+    this.clock = clock;
+  }
 
   subscribe = (listener: Listener): (() => void) => {
     this.#listeners.add(listener);
@@ -114,7 +121,7 @@ export class EventBus {
   };
 
   emit: Emit = (input) => {
-    this.dispatch({ ...input, at: Date.now() } as McpEvent);
+    this.dispatch({ ...input, at: this.clock.now() } as McpEvent);
   };
 
   /** Deliver an event that already has its time (e.g. one relayed from another tab). */

@@ -3,6 +3,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
+import type { Clock } from './clock';
 
 /**
  * Whether the stream a 2025 session delivers notifications on is up:
@@ -37,6 +38,7 @@ export interface HttpTransportOptions {
   authProvider?: OAuthClientProvider | undefined;
   /** Delays between resumption attempts when the server sends no `retry:`. */
   backoff: BackoffOptions;
+  clock: Clock;
 }
 
 /**
@@ -216,12 +218,12 @@ function observedFetch(
         observer.stream('unsupported');
       } else if (response.ok && response.body) {
         stream.failures = 0;
-        stream.openedAt = Date.now();
+        stream.openedAt = options.clock.now();
         observer.stream('open', lastEventId !== undefined);
         return rewrap(
           response,
           () => {
-            const young = Date.now() - stream.openedAt < options.backoff.maxDelayMs;
+            const young = options.clock.now() - stream.openedAt < options.backoff.maxDelayMs;
             stream.youngDeaths = young ? stream.youngDeaths + 1 : 0;
             stream.ended = true;
             observer.stream('resuming');

@@ -1,4 +1,5 @@
 import type { Emit, McpEventInput } from './events';
+import { whileAlive } from './lifetime';
 import type { NotifiedList } from './lists';
 
 /** What the provider wants to hear about: the input of the session's channel. */
@@ -85,11 +86,26 @@ export class InterestRegistry {
   readonly #uris: RefCounts<string>;
   readonly #lists: RefCounts<NotifiedList>;
   readonly #onFlush: (desire: Desire) => void;
+  readonly #signal: AbortSignal;
   #flushScheduled = false;
-  #disposed = false;
 
-  constructor(options: { lingerMs: number; emit: Emit; onFlush: (desire: Desire) => void }) {
-    const { lingerMs, emit } = options;
+  /** `signal`: the owner's lifetime; after it, nothing is held and nothing flushes. */
+  constructor(options: {
+    lingerMs: number;
+    emit: Emit;
+    onFlush: (desire: Desire) => void;
+    signal: AbortSignal;
+  }) {
+    const { lingerMs, emit, signal } = options;
+    this.#signal = signal;
+    signal.addEventListener(
+      'abort',
+      () => {
+        this.#uris.clear();
+        this.#lists.clear();
+      },
+      { once: true },
+    );
     const setChanged = () => this.#scheduleFlush();
     this.#uris = new RefCounts<string>(
       lingerMs,
@@ -102,12 +118,12 @@ export class InterestRegistry {
 
   /** Hold `uri` until the returned function is called (idempotent). */
   holdUri(uri: string): () => void {
-    return this.#disposed ? () => {} : this.#uris.hold(uri);
+    return this.#signal.aborted ? () => {} : this.#uris.hold(uri);
   }
 
   /** Want this list's `list_changed` until the returned function is called. */
   holdList(list: NotifiedList): () => void {
-    return this.#disposed ? () => {} : this.#lists.hold(list);
+    return this.#signal.aborted ? () => {} : this.#lists.hold(list);
   }
 
   /** Whether `uri` is held or lingering: its notifications are wanted. */
@@ -138,18 +154,14 @@ export class InterestRegistry {
     }));
   }
 
-  dispose(): void {
-    this.#disposed = true;
-    this.#uris.clear();
-    this.#lists.clear();
-  }
-
   #scheduleFlush(): void {
-    if (this.#flushScheduled || this.#disposed) return;
+    if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    queueMicrotask(() => {
-      this.#flushScheduled = false;
-      if (!this.#disposed) this.#onFlush(this.desire());
-    });
+    queueMicrotask(
+      whileAlive(this.#signal, () => {
+        this.#flushScheduled = false;
+        this.#onFlush(this.desire());
+      }),
+    );
   }
 }

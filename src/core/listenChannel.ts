@@ -7,14 +7,18 @@ import {
   initialStatus,
   noCoverage,
 } from './channel';
+import type { Clock } from './clock';
 import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
 import type { Desire } from './interest';
+import { delay, whileAlive } from './lifetime';
 import { declaresListChanged, filterBit, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import type { Retention } from './retention';
 import { RetryTimer } from './retryTimer';
 
 export interface ListenChannelOptions {
+  /** The channel's lifetime (its session's): once aborted, nothing it started reports. */
+  signal: AbortSignal;
   backoff: BackoffOptions;
   /** Bound on the wait for `notifications/subscriptions/acknowledged`. */
   ackTimeoutMs: number;
@@ -23,7 +27,7 @@ export interface ListenChannelOptions {
   retention: Retention;
   /** Released URIs still in the filter go once nothing has changed for this long. */
   releaseAfterMs: number;
-  random?: () => number;
+  clock: Clock;
 }
 
 interface Filter {
@@ -38,8 +42,6 @@ interface Stream {
   filter: Filter;
   uris: ReadonlySet<string>;
   openedAt: number;
-  /** Replaced by a newer stream or closed by us: its end means nothing. */
-  retired: boolean;
 }
 
 const NO_URIS: ReadonlySet<string> = new Set();
@@ -67,13 +69,12 @@ export class ListenChannel implements ChangeChannel {
   #current: Stream | undefined;
   /** The filter of the stream being opened, if one is. */
   #opening: Filter | undefined;
-  readonly #retry = new RetryTimer();
+  readonly #retry: RetryTimer;
   #attempt = 0;
   #declined = new Map<string, string>();
-  #idle: ReturnType<typeof setTimeout> | undefined;
+  #stopIdle: (() => void) | undefined;
   #settle = false;
   #status: StreamStatus;
-  #disposed = false;
 
   constructor(
     client: Pick<Client, 'listen'>,
@@ -84,7 +85,8 @@ export class ListenChannel implements ChangeChannel {
     this.#report = report;
     this.#options = options;
     this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
-    this.#status = initialStatus('listen', Date.now());
+    this.#retry = new RetryTimer(options.signal);
+    this.#status = initialStatus('listen', options.clock.now());
     if (!this.#canSubscribe && !NOTIFIED_LISTS.some((list) => this.#declares(list))) {
       this.#setStatus({
         state: 'unsupported',
@@ -96,34 +98,26 @@ export class ListenChannel implements ChangeChannel {
   update(desire: Desire): void {
     this.#desire = desire;
     if (!this.#canSubscribe) this.#declineAll();
-    clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => {
+    this.#stopIdle?.();
+    this.#stopIdle = delay(this.#options.signal, this.#options.releaseAfterMs, () => {
       this.#settle = true;
       this.#pump();
-    }, this.#options.releaseAfterMs);
+    });
     this.#pump();
   }
 
   mayCover(uri: string): boolean {
-    return this.#canSubscribe && !this.#disposed && !this.#declined.has(uri);
+    return this.#canSubscribe && !this.#declined.has(uri);
   }
 
   mayCoverList(list: NotifiedList): boolean {
-    return this.#declares(list) && !this.#disposed && this.#status.state !== 'unsupported';
+    return this.#declares(list) && this.#status.state !== 'unsupported';
   }
 
-  async dispose(): Promise<void> {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    this.#retry.cancel();
-    clearTimeout(this.#idle);
+  async close(): Promise<void> {
     const current = this.#current;
     this.#current = undefined;
-    this.#setStatus({ state: 'closed', nextRetryAt: undefined });
-    if (current) {
-      current.retired = true;
-      await current.subscription.close().catch(() => {});
-    }
+    await current?.subscription.close().catch(() => {});
   }
 
   #declares(list: NotifiedList): boolean {
@@ -170,7 +164,7 @@ export class ListenChannel implements ChangeChannel {
   }
 
   #pump(): void {
-    if (this.#disposed || this.#opening || this.#retry.pending) return;
+    if (this.#opening || this.#retry.pending) return;
     if (this.#status.state === 'unsupported') return;
     const filter = this.#nextFilter();
     if (this.#current && filter === this.#current.filter) return;
@@ -198,9 +192,14 @@ export class ListenChannel implements ChangeChannel {
         note: undefined,
       });
     }
+    const { signal } = this.#options;
     this.#client.listen(filter, { timeout: this.#options.ackTimeoutMs }).then(
-      (subscription) => this.#acknowledged(filter, subscription),
-      (error: unknown) => this.#openFailed(error),
+      (subscription) => {
+        // Acknowledged after the session ended: nobody is listening to it.
+        if (signal.aborted) void subscription.close().catch(() => {});
+        else this.#acknowledged(filter, subscription);
+      },
+      whileAlive(signal, (error: unknown) => this.#openFailed(error)),
     );
   }
 
@@ -209,21 +208,18 @@ export class ListenChannel implements ChangeChannel {
     // A stream is open again: a retry still pending for an older one would
     // only hold the next change back.
     this.#retry.cancel();
-    if (this.#disposed) {
-      void subscription.close().catch(() => {});
-      return;
-    }
     const requested = filter.resourceSubscriptions ?? [];
     const stream: Stream = {
       subscription,
       filter,
       uris: new Set(requested),
-      openedAt: Date.now(),
-      retired: false,
+      openedAt: this.#options.clock.now(),
     };
     const previous = this.#current;
     this.#current = stream;
-    void subscription.closed.then((reason) => this.#closed(stream, reason));
+    void subscription.closed.then(
+      whileAlive(this.#options.signal, (reason: CloseReason) => this.#closed(stream, reason)),
+    );
 
     // Rule 5: only what we asked for counts. An acknowledgement naming URIs
     // or lists we never requested does not make them covered.
@@ -248,7 +244,7 @@ export class ListenChannel implements ChangeChannel {
       // The last error belongs to the outage that just ended (events keep the history).
       this.#setStatus({
         state: 'open',
-        since: Date.now(),
+        since: this.#options.clock.now(),
         attempt: 0,
         nextRetryAt: undefined,
         lastError: undefined,
@@ -260,18 +256,19 @@ export class ListenChannel implements ChangeChannel {
 
   #openFailed(error: unknown): void {
     this.#opening = undefined;
-    if (this.#disposed) return;
     this.#status = { ...this.#status, lastError: errorMessage(error) };
     this.#scheduleRetry();
   }
 
+  /** A stream ended: only the current one's end means anything (the others were replaced). */
   #closed(stream: Stream, reason: CloseReason): void {
-    if (stream.retired || this.#disposed || stream !== this.#current) return;
+    if (stream !== this.#current) return;
     this.#current = undefined;
     this.#report.coverage(noCoverage);
     // A stream that lived a long time earned a fresh backoff; one that dies
     // right after its acknowledgement keeps backing off (no reopen storm).
-    if (Date.now() - stream.openedAt >= this.#options.backoff.maxDelayMs) this.#attempt = 0;
+    const { clock, backoff } = this.#options;
+    if (clock.now() - stream.openedAt >= backoff.maxDelayMs) this.#attempt = 0;
     this.#status = {
       ...this.#status,
       reopenCount: this.#status.reopenCount + 1,
@@ -281,14 +278,15 @@ export class ListenChannel implements ChangeChannel {
   }
 
   #scheduleRetry(): void {
-    const delay = backoffDelay(this.#attempt, this.#options.backoff, this.#options.random);
+    const { clock } = this.#options;
+    const wait = backoffDelay(this.#attempt, this.#options.backoff, clock.random);
     this.#attempt += 1;
-    const offline = this.#retry.schedule(delay, () => this.#pump());
-    const nextRetryAt = offline ? undefined : Date.now() + delay;
+    const offline = this.#retry.schedule(wait, () => this.#pump());
+    const nextRetryAt = offline ? undefined : clock.now() + wait;
     if (!this.#current) {
       this.#setStatus({
         state: 'reopening',
-        since: this.#status.state === 'reopening' ? this.#status.since : Date.now(),
+        since: this.#status.state === 'reopening' ? this.#status.since : clock.now(),
         attempt: this.#attempt,
         nextRetryAt,
       });
@@ -297,10 +295,9 @@ export class ListenChannel implements ChangeChannel {
     }
   }
 
+  /** Close a stream that is no longer current (or about to be replaced). */
   #retire(stream: Stream | undefined): void {
-    if (!stream || stream.retired) return;
-    stream.retired = true;
-    void stream.subscription.close().catch(() => {});
+    void stream?.subscription.close().catch(() => {});
   }
 
   #setStatus(patch: Partial<StreamStatus>): void {

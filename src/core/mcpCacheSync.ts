@@ -1,37 +1,26 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { Query, QueryClient, QueryFunctionContext } from '@tanstack/query-core';
-import { defaultBackoff } from './backoff';
+import type { Query, QueryClient } from '@tanstack/query-core';
 import { CacheBridge } from './cacheBridge';
-import { createConnection } from './connect';
-import type { Connection } from './connection';
+import { systemClock } from './clock';
 import { McpQueryError } from './errors';
 import { EventBus, type McpEvent, type McpEventInput } from './events';
 import { InterestRegistry } from './interest';
-import {
-  type AuthAware,
-  type Remote,
-  registerInternals,
-  type SyncInternals,
-  startedByOwner,
-  startOnMount,
-} from './internals';
+import { registerInternals } from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
+import { whileAlive } from './lifetime';
+import { LocalUpstream } from './local';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
-import {
-  adoptPartition,
-  identityOf,
-  isCurrentPartition,
-  type PartitionIdentity,
-} from './partition';
+import { adoptPartition, identityOf, type PartitionIdentity } from './partition';
 import { resourceListQueryOptions, resourceQueryOptions } from './queryOptions';
-import { Reader } from './reader';
-import { attach, detach, hasRunner, isAttached, routedQueryFn } from './routing';
-import type { Session } from './session';
+import { attach, detach, routedQueryFn } from './routing';
+import type { AuthAware } from './signIn';
 import { type McpState, StateStore } from './state';
-import { Waiters } from './waiters';
+import type { Upstream } from './upstream';
 
 export type { McpCacheSyncOptions };
-export { startOnMount };
+
+/** Who starts the connection: the first query that needs it, or the owner's `mount()`. */
+export type StartPolicy = 'on-use' | 'on-mount';
 
 /**
  * Keeps one MCP server's resources live in a TanStack QueryClient. The React
@@ -45,131 +34,122 @@ export { startOnMount };
  * Flow (docs/design.md): observers of MCP keys hold URIs in the interest
  * registry → the session's channel subscribes (listen stream or
  * resources/subscribe) → notifications reach the session's sink → the cache
- * bridge re-reads exactly what changed, once, through the reader.
+ * bridge re-reads exactly what changed, once, through the upstream's query
+ * function.
  */
 export class McpCacheSync {
   readonly queryClient: QueryClient;
   readonly keys: McpKeys;
   #identity: PartitionIdentity;
-  readonly #bus = new EventBus();
+  /** Ends at `dispose()`: everything this object hands out is bound to it. */
+  readonly #life = new AbortController();
+  #disposing: Promise<void> | undefined;
+  readonly #bus: EventBus;
   readonly #state: StateStore;
   readonly #interest: InterestRegistry;
   readonly #bridge: CacheBridge;
-  readonly #connection: Connection<Session>;
-  readonly #runner = {
-    run: (context: QueryFunctionContext) => this.#run(context),
-    superseded: () => this.#waiters.recheck(),
-  };
-  readonly #waiters = new Waiters();
-  readonly #internals: SyncInternals;
-  readonly #reader: Reader;
-  readonly #timeoutMs: number;
+  readonly #local: LocalUpstream;
+  /** Where reads, calls and coverage come from: chosen once, here. */
+  readonly #upstream: Upstream;
+  readonly #options: McpCacheSyncOptions;
+  readonly #startPolicy: StartPolicy;
+  /** This object's attachment to its QueryClient scope (routing.ts). */
+  #serving: AbortSignal;
   #reset: Query[];
-  #compare: ((uri: string) => boolean) | undefined;
   #authorize: (() => void) | undefined;
-  /** Set while another tab holds the connection (tab sharing). */
-  #remote: Remote | undefined;
-  readonly #disposers: Array<(() => void) | undefined> = [];
   readonly #identityListeners: Array<() => void> = [];
   readonly #facts: Array<() => McpEventInput[]> = [];
   #holders = 0;
   #teardown: ReturnType<typeof setTimeout> | undefined;
   #started = false;
-  #disposed = false;
 
-  constructor(options: McpCacheSyncOptions) {
+  /**
+   * `startPolicy`: `'on-use'` (default) connects when a query or call first
+   * needs it; the React provider passes `'on-mount'`, so nothing connects
+   * while rendering, and a query that runs before the provider's mount
+   * waits for it (or, rendering on the server, fails at once).
+   */
+  constructor(options: McpCacheSyncOptions, startPolicy: StartPolicy = 'on-use') {
     const { queryClient, authContext } = options;
     this.queryClient = queryClient;
     this.keys = createMcpKeys(options.scope);
+    this.#options = options;
+    this.#startPolicy = startPolicy;
+    const clock = options.clock ?? systemClock;
     const auth = options.authProvider as AuthAware | undefined;
     this.#identity = identityOf({ ...options, authContext: authContext ?? auth?.identity?.() });
+    this.#bus = new EventBus(clock);
     const emit = this.#bus.emit;
-    const timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-    this.#timeoutMs = timeoutMs;
-    const lingerMs = options.lingerMs ?? DEFAULTS.lingerMs;
 
     this.#state = new StateStore({
-      client: () => this.#connection.session?.client,
+      client: () => this.#upstream.readyClient(),
       reconnect: this.reconnect,
       authorize: this.authorize,
       emit,
+      clock,
     });
     this.#bus.subscribe(this.#state.apply);
     const interest = new InterestRegistry({
-      lingerMs,
+      lingerMs: options.lingerMs ?? DEFAULTS.lingerMs,
       emit,
-      onFlush: (desire) =>
-        this.#remote ? this.#remote.interest(desire) : this.#connection.session?.update(desire),
+      onFlush: (desire) => this.#upstream.interest(desire),
+      signal: this.#life.signal,
     });
     this.#interest = interest;
-    const session = () => this.#connection.session;
     const bridge = new CacheBridge({
       queryClient,
       keys: this.keys,
       interest,
-      isCovered: (uri) => (this.#remote ?? session())?.isCovered(uri) ?? false,
-      isListCovered: (list) => (this.#remote ?? session())?.isListCovered(list) ?? false,
+      isCovered: (uri) => this.#upstream.isCovered(uri),
+      isListCovered: (list) => this.#upstream.isListCovered(list),
     });
     this.#bridge = bridge;
-    this.#connection = createConnection(options, {
-      emit,
-      interest,
-      bridge,
-      backoff: { ...defaultBackoff, ...options.reconnect },
-      timeoutMs,
-      lingerMs,
-    });
-    this.#reader = new Reader({
+    const demand = () => {
+      if (this.#startPolicy === 'on-use') this.#start();
+    };
+    this.#local = new LocalUpstream(options, {
       queryClient,
       keys: this.keys,
-      connection: this.#connection,
       interest,
       bridge,
       emit,
-      fence: () => this.#fence(),
-      requestTimeoutMs: timeoutMs,
-      compare: () => this.#compare,
+      clock,
+      demand,
     });
+    this.#upstream =
+      options.shareAcrossTabs?.upstream(this.#local, {
+        queryClient,
+        keys: this.keys,
+        bus: this.#bus,
+        facts: () => this.#allFacts(),
+        addFacts: (facts) => this.#facts.push(facts),
+        identity: () => this.#identity,
+        onIdentity: (run) => this.#identityListeners.push(run),
+        desire: () => interest.desire(),
+        serverRequests: options.serverRequests,
+        requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+        toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+        clock,
+        demand,
+        signal: this.#life.signal,
+      }) ?? this.#local;
 
     // Serve this scope from now on: the previous server's data, or another
     // identity's private data, is gone before anything renders with it.
-    attach(queryClient, this.keys.scope, this.#runner);
+    this.#serving = attach(queryClient, this.keys.scope, this.#upstream);
     bridge.registerDefaults(routedQueryFn(this.keys.scope));
     this.#reset = adoptPartition(queryClient, this.keys, this.#identity);
-    this.#internals = {
-      bus: this.#bus,
-      facts: () => [
-        { type: 'connection', state: this.#connection.state },
-        ...(session()?.facts() ?? []),
-        ...interest.facts(),
-        ...this.#facts.flatMap((facts) => facts()),
-      ],
-      addFacts: (facts) => this.#facts.push(facts),
-      reread: (uri) => bridge.changed(uri),
-      setCompare: (compare) => {
-        this.#compare = compare;
+    registerInternals(this, {
+      events: { bus: this.#bus, facts: () => this.#allFacts() },
+      upstream: this.#upstream,
+      serverRequests: options.serverRequests,
+      diagnostics: {
+        intervalMs: options.diagnosticsIntervalMs,
+        silenceProbeMs: options.silenceProbeMs,
+        reread: (uri) => bridge.changed(uri),
       },
-      session: async (signal) => {
-        if (!startedByOwner(this)) this.#start();
-        await this.#remote?.leading(signal, timeoutMs);
-        return this.#connection.whenReady(signal, timeoutMs);
-      },
-      failed: (failed, error) => this.#connection.unauthorizedIf(failed as Session, error),
-      options,
-      onDispose: (run) => this.#disposers.push(run),
-      queryClient,
-      keys: this.keys,
-      identity: () => this.#identity,
-      desire: () => interest.desire(),
-      remote: () => this.#remote,
-      setRemote: (remote) => {
-        this.#remote = remote;
-        if (remote) void this.#connection.stop();
-        else if (this.#started) this.#connection.start();
-      },
-      onIdentity: (run) => this.#identityListeners.push(run),
-    };
-    registerInternals(this, this.#internals);
+      signal: this.#life.signal,
+    });
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────
@@ -180,7 +160,9 @@ export class McpCacheSync {
    * mount → unmount → mount keeps one connection and one stream.
    */
   mount(): () => void {
-    if (this.#disposed) throw new McpQueryError('DISPOSED', 'this McpCacheSync was disposed');
+    if (this.#disposing) {
+      throw new McpQueryError('DISPOSED', 'this McpCacheSync was disposed');
+    }
     this.#holders += 1;
     clearTimeout(this.#teardown);
     this.#start();
@@ -195,24 +177,27 @@ export class McpCacheSync {
 
   /**
    * Close everything this object opened. Resolves once the transport is
-   * closed and a 2025 session has ended on the server. A client passed in
-   * stays open.
+   * closed and a 2025 session has ended on the server; every call returns
+   * the same promise, so awaiting it after an unmount waits for the real
+   * teardown. A client passed in stays open.
    */
-  async dispose(): Promise<void> {
-    if (this.#disposed) return;
-    this.#disposed = true;
+  dispose(): Promise<void> {
+    this.#disposing ??= this.#dispose();
+    return this.#disposing;
+  }
+
+  async #dispose(): Promise<void> {
     clearTimeout(this.#teardown);
-    detach(this.queryClient, this.keys.scope, this.#runner);
-    this.#waiters.releaseAll();
+    detach(this.queryClient, this.keys.scope, this.#serving);
     this.#bridge.dispose();
-    this.#interest.dispose();
-    await this.#connection.dispose();
-    for (const run of this.#disposers.splice(0)) run?.();
+    await this.#upstream.dispose();
+    // Last, so the optional parts (diagnostics, sign-in) see the connection close.
+    this.#life.abort();
   }
 
   /** Drop the connection and streams and establish them again now. */
   reconnect = (): void => {
-    if (!this.#disposed) this.#connection.reconnect();
+    this.#local.connection.reconnect();
   };
 
   /**
@@ -221,7 +206,7 @@ export class McpCacheSync {
    * any other provider, connect again (after the app signed in).
    */
   authorize = (): void => {
-    if (!this.#disposed) (this.#authorize ?? this.reconnect)();
+    (this.#authorize ?? this.reconnect)();
   };
 
   // ── public state ─────────────────────────────────────────────────────────
@@ -236,8 +221,8 @@ export class McpCacheSync {
    * Resolves with the connected client (waits through connecting/reconnecting, bounded). With
    * `shareAcrossTabs`, only the leading tab has one: elsewhere this fails with `OTHER_TAB`.
    */
-  async whenReady(signal?: AbortSignal): Promise<Client> {
-    return (await this.#internals.session(signal)).client;
+  whenReady(signal?: AbortSignal): Promise<Client> {
+    return this.#upstream.client(signal);
   }
 
   /** Key and query function of one resource on this scope. */
@@ -253,26 +238,22 @@ export class McpCacheSync {
   // ── internals ────────────────────────────────────────────────────────────
 
   #start(): void {
-    if (this.#started || this.#disposed) return;
+    if (this.#started || this.#disposing) return;
     this.#started = true;
     // The one that starts serves: of two built for one provider (React may
     // render twice and keep either), the mounted one takes the scope back.
-    attach(this.queryClient, this.keys.scope, this.#runner);
-    this.#reset.push(...adoptPartition(this.queryClient, this.keys, this.#identity));
-    this.#waiters.recheck();
+    this.#serve();
     this.#bridge.start();
-    this.#disposers.push(
-      (this.#internals.options.authProvider as AuthAware | undefined)?.bind?.({
-        signedIn: (identity, hasToken) => this.#signedIn(identity, hasToken),
-        setAuthorize: (start) => {
-          this.#authorize = start;
-        },
-        failed: (error) => this.#connection.signInFailed(error),
-      }),
-    );
-    // With tab sharing every tab starts as a follower; the elected one connects.
-    this.#internals.options.shareAcrossTabs?.attach(this, this.#internals);
-    if (!this.#remote) this.#connection.start();
+    const signal = this.#life.signal;
+    const unbind = (this.#options.authProvider as AuthAware | undefined)?.bind?.({
+      signedIn: whileAlive(signal, (identity, hasToken) => this.#signedIn(identity, hasToken)),
+      setAuthorize: (start) => {
+        this.#authorize = start;
+      },
+      failed: whileAlive(signal, (error) => this.#local.connection.signInFailed(error)),
+    });
+    if (unbind) signal.addEventListener('abort', unbind, { once: true });
+    this.#upstream.start();
     // Entries reset when this identity took over, and queries that ran into
     // a not-yet-started connection, load now.
     const reset = new Set(this.#reset);
@@ -286,6 +267,21 @@ export class McpCacheSync {
     );
   }
 
+  /** Take the scope (again), under the current identity: older reads may no longer write. */
+  #serve(): void {
+    this.#serving = attach(this.queryClient, this.keys.scope, this.#upstream);
+    this.#reset.push(...adoptPartition(this.queryClient, this.keys, this.#identity));
+  }
+
+  #allFacts(): McpEventInput[] {
+    return [
+      { type: 'connection', state: this.#local.connection.state },
+      ...(this.#local.connection.session?.facts() ?? []),
+      ...this.#interest.facts(),
+      ...this.#facts.flatMap((facts) => facts()),
+    ];
+  }
+
   #refetch(predicate: (query: Query) => boolean): void {
     void this.queryClient.refetchQueries({ type: 'active', predicate }).catch(() => {});
   }
@@ -295,56 +291,14 @@ export class McpCacheSync {
    * previous user's (rule 12). Signed in at all: connect, if waiting for it.
    */
   #signedIn(identity: string | undefined, hasToken: boolean): void {
-    if (this.#disposed) return;
-    const auth = this.#internals.options.authContext ?? identity;
+    const auth = this.#options.authContext ?? identity;
     if (auth !== this.#identity.auth) {
       this.#identity = { ...this.#identity, auth };
-      const reset = adoptPartition(this.queryClient, this.keys, this.#identity);
+      this.#serve();
       for (const run of this.#identityListeners) run();
-      this.#refetch((query) => reset.includes(query));
+      const reset = new Set(this.#reset.splice(0));
+      this.#refetch((query) => reset.has(query));
     }
-    if (hasToken && this.#connection.state.phase === 'unauthorized') this.reconnect();
-  }
-
-  async #run({ queryKey, signal }: QueryFunctionContext): Promise<unknown> {
-    if (!startedByOwner(this)) this.#start();
-    if (!this.#started) {
-      if (typeof document === 'undefined') {
-        throw new McpQueryError(
-          'NOT_STARTED',
-          'McpProvider does not connect while rendering on the server',
-        );
-      }
-      // A child's query runs before its provider's mount effect: wait for it.
-      await this.#waiters.wait(() => this.#started || !this.#serving(), {
-        timeoutMs: this.#timeoutMs,
-        signal,
-      });
-      signal.throwIfAborted();
-    }
-    this.#fence();
-    if (!this.#started) throw new McpQueryError('NOT_STARTED', 'the McpProvider never mounted');
-    if (this.#remote) return this.#remote.read(queryKey, signal);
-    return this.#reader.query(queryKey, signal);
-  }
-
-  /**
-   * Nothing read through a disposed or replaced McpCacheSync, or under an
-   * identity that is no longer current, may write into the cache. A query
-   * whose McpCacheSync was replaced goes to the successor.
-   */
-  #fence(): void {
-    if (this.#serving()) return;
-    throw hasRunner(this.queryClient, this.keys.scope)
-      ? new McpQueryError('SUPERSEDED', 'another McpCacheSync serves this QueryClient now')
-      : new McpQueryError('DISPOSED', 'the McpCacheSync of this query was disposed');
-  }
-
-  #serving(): boolean {
-    return (
-      !this.#disposed &&
-      isAttached(this.queryClient, this.keys.scope, this.#runner) &&
-      isCurrentPartition(this.queryClient, this.keys, this.#identity)
-    );
+    if (hasToken && this.#local.connection.state.phase === 'unauthorized') this.reconnect();
   }
 }

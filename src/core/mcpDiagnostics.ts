@@ -8,27 +8,27 @@ const attached = new WeakMap<object, Diagnostics>();
 function attach(owner: object, internals: SyncInternals): Diagnostics {
   const existing = attached.get(owner);
   if (existing) return existing;
-  const { diagnosticsIntervalMs, silenceProbeMs } = internals.options;
-  const diagnostics = new Diagnostics(
-    diagnosticsIntervalMs === undefined ? undefined : { emitEveryMs: diagnosticsIntervalMs },
-  );
-  const at = Date.now();
-  for (const fact of internals.facts()) diagnostics.apply({ ...fact, at } as McpEvent);
-  const stop = internals.bus.subscribe(diagnostics.apply);
-  internals.setCompare(diagnostics.wantsComparison);
+  const { events, signal } = internals;
+  const { intervalMs, silenceProbeMs, reread } = internals.diagnostics;
+  const diagnostics = new Diagnostics({ emitEveryMs: intervalMs, clock: events.bus.clock });
+  const at = events.bus.clock.now();
+  for (const fact of events.facts()) diagnostics.apply({ ...fact, at } as McpEvent);
+  const stop = events.bus.subscribe(diagnostics.apply);
   // The opt-in silence probe: a covered resource quiet for a period is read
   // once, and new content found that way shows as a silent change.
   const probe =
     silenceProbeMs !== undefined && silenceProbeMs > 0
       ? setInterval(() => {
-          for (const uri of diagnostics.quiet(silenceProbeMs)) internals.reread(uri);
+          for (const uri of diagnostics.quiet(silenceProbeMs)) reread(uri);
         }, silenceProbeMs / 2)
       : undefined;
-  internals.onDispose(() => {
+  const end = () => {
     stop();
     clearInterval(probe);
     diagnostics.dispose();
-  });
+  };
+  if (signal.aborted) end();
+  else signal.addEventListener('abort', end, { once: true });
   attached.set(owner, diagnostics);
   return diagnostics;
 }

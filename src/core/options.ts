@@ -6,8 +6,9 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { QueryClient } from '@tanstack/query-core';
 import type { ProtocolChoice } from './clientSource';
-import type { TabSharingOption } from './internals';
+import type { Clock } from './clock';
 import type { ServerRequests } from './serverRequests';
+import type { TabSharingOption } from './upstream';
 
 export interface McpCacheSyncOptions {
   queryClient: QueryClient;
@@ -64,6 +65,11 @@ export interface McpCacheSyncOptions {
    * identity): `shareAcrossTabs()` from `mcp-react-query/tabs`.
    */
   shareAcrossTabs?: TabSharingOption;
+  /**
+   * Where time and randomness come from (default: the system's). For tests
+   * that drive time; nothing in the package reads the clock any other way.
+   */
+  clock?: Clock;
 }
 
 export const DEFAULTS = {

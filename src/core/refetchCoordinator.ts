@@ -15,6 +15,12 @@ interface Target {
 
 export type SignalOutcome = 'absent' | 'deferred' | 'refetching' | 'marked-stale';
 
+/** A key the server covers now; `awaited`: its read was waiting for exactly that (rule 4). */
+export interface Gained {
+  key: QueryKey;
+  awaited: boolean;
+}
+
 /**
  * Turns change signals into reads, single flight per key with one trailing
  * read (docs/design.md, rule 3). TanStack's `invalidateQueries` is not enough: with data it
@@ -25,11 +31,14 @@ export type SignalOutcome = 'absent' | 'deferred' | 'refetching' | 'marked-stale
  */
 export class RefetchCoordinator {
   readonly #client: QueryClient;
+  readonly #isCovered: (key: QueryKey) => boolean;
   readonly #targets = new Map<string, Target>();
   #stopped = false;
 
-  constructor(client: QueryClient) {
+  /** `isCovered`: whether the server covers a key's data right now. */
+  constructor(client: QueryClient, isCovered: (key: QueryKey) => boolean) {
     this.#client = client;
+    this.#isCovered = isCovered;
   }
 
   stop(): void {
@@ -63,22 +72,25 @@ export class RefetchCoordinator {
     return 'refetching';
   }
 
-  /** Called by the query function when a read attempt actually starts. */
-  readStarted(key: QueryKey, covered: boolean): void {
-    const target = this.#target(key);
-    target.dirty = false;
-    target.readUnderCoverage = covered;
-  }
-
   /**
    * The server now covers these keys. Any cached data read before that may
    * have missed a change made between the read and the acknowledgement
-   * (rules 4 and 6), so it is read once more.
+   * (rules 4 and 6), so it is read once more. A read that was waiting for
+   * this coverage goes out now, covered: it is the one read (rule 4), and
+   * any change signalled while it waited is in what it reads.
    */
-  covered(keys: readonly QueryKey[]): void {
-    for (const key of keys) {
-      const target = this.#targets.get(hashKey(key));
-      if (target?.readUnderCoverage) continue;
+  covered(gained: readonly Gained[]): void {
+    for (const { key, awaited } of gained) {
+      const hash = hashKey(key);
+      const fetching = this.#client.getQueryCache().get(hash)?.state.fetchStatus === 'fetching';
+      if (awaited && fetching) {
+        // (Its fetch may have started before this provider listened to the cache.)
+        const target = this.#target(key);
+        target.readUnderCoverage = true;
+        target.dirty = false;
+        continue;
+      }
+      if (this.#targets.get(hash)?.readUnderCoverage) continue;
       this.signal(key);
     }
   }
@@ -100,7 +112,11 @@ export class RefetchCoordinator {
     return target;
   }
 
-  /** Every QueryCache event of this provider's keys (the cache bridge forwards them). */
+  /**
+   * Every QueryCache event of this provider's keys (the cache bridge
+   * forwards them). A read starts with the query's `fetch` action: changes
+   * signalled before it are in what it reads.
+   */
   onCacheEvent(event: QueryCacheNotifyEvent): void {
     if (event.type === 'removed') {
       this.#targets.delete(event.query.queryHash);
@@ -108,6 +124,12 @@ export class RefetchCoordinator {
     }
     if (event.type !== 'updated') return;
     const { query } = event;
+    if (event.action.type === 'fetch') {
+      const target = this.#target(query.queryKey);
+      target.dirty = false;
+      target.readUnderCoverage = this.#isCovered(query.queryKey);
+      return;
+    }
     if (query.state.fetchStatus !== 'idle') return;
     const settled =
       event.action.type === 'success' ||

@@ -16,6 +16,11 @@ export class RetryTimer {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopWaiting: (() => void) | undefined;
 
+  /** `signal`: the owner's lifetime; once it ends, nothing pending runs. */
+  constructor(signal?: AbortSignal) {
+    signal?.addEventListener('abort', () => this.cancel(), { once: true });
+  }
+
   get pending(): boolean {
     return this.#timer !== undefined || this.#stopWaiting !== undefined;
   }

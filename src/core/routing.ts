@@ -1,68 +1,78 @@
-import type { QueryClient, QueryFunctionContext } from '@tanstack/query-core';
+import type { QueryClient, QueryFunctionContext, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from './errors';
 
-/** What a query function needs from the McpCacheSync serving a scope. */
+/** What serves the queries of one QueryClient scope: an McpCacheSync's upstream. */
 export interface QueryRunner {
-  run(context: QueryFunctionContext): Promise<unknown>;
-  /** Another runner took over this runner's QueryClient and scope. */
-  superseded(): void;
+  query(key: QueryKey, signal: AbortSignal): Promise<unknown>;
+}
+
+/** One McpCacheSync's upstream serving a scope, until its attachment is aborted. */
+interface Serving {
+  runner: QueryRunner;
+  attachment: AbortController;
 }
 
 /** How long a query waits for an McpCacheSync to serve its QueryClient and scope. */
 export const ATTACH_WAIT_MS = 30_000;
 
-const attached = new WeakMap<QueryClient, Map<string, QueryRunner>>();
+const attached = new WeakMap<QueryClient, Map<string, Serving>>();
 const waiting = new WeakMap<QueryClient, Set<() => void>>();
 
 const scopeKey = (scope: string | undefined) => scope ?? '';
 
-/** `runner` now serves `scope` on `client` (the most recent one wins). */
-export function attach(client: QueryClient, scope: string | undefined, runner: QueryRunner): void {
+/**
+ * `runner` serves `scope` on `client` from now on (the most recent one
+ * wins). The signal returned is aborted when it stops serving: replaced,
+ * detached, or attached again (another identity): what was read under it
+ * may then not be written (rule 12), and reads still in flight go to what
+ * serves the scope then.
+ */
+export function attach(
+  client: QueryClient,
+  scope: string | undefined,
+  runner: QueryRunner,
+): AbortSignal {
   let scoped = attached.get(client);
   if (!scoped) {
     scoped = new Map();
     attached.set(client, scoped);
   }
-  const previous = scoped.get(scopeKey(scope));
-  scoped.set(scopeKey(scope), runner);
-  if (previous && previous !== runner) previous.superseded();
+  const attachment = new AbortController();
+  scoped.get(scopeKey(scope))?.attachment.abort();
+  scoped.set(scopeKey(scope), { runner, attachment });
   for (const wake of [...(waiting.get(client) ?? [])]) wake();
+  return attachment.signal;
 }
 
-export function detach(client: QueryClient, scope: string | undefined, runner: QueryRunner): void {
+/** The attachment that returned `signal` stops serving (if it still was). */
+export function detach(client: QueryClient, scope: string | undefined, signal: AbortSignal): void {
   const scoped = attached.get(client);
-  if (scoped?.get(scopeKey(scope)) === runner) scoped.delete(scopeKey(scope));
-}
-
-export function hasRunner(client: QueryClient, scope: string | undefined): boolean {
-  return attached.get(client)?.has(scopeKey(scope)) ?? false;
-}
-
-export function isAttached(
-  client: QueryClient,
-  scope: string | undefined,
-  runner: QueryRunner,
-): boolean {
-  return attached.get(client)?.get(scopeKey(scope)) === runner;
+  const serving = scoped?.get(scopeKey(scope));
+  if (serving?.attachment.signal !== signal) return;
+  serving.attachment.abort();
+  scoped?.delete(scopeKey(scope));
 }
 
 /**
- * The query function behind every MCP key: runs the query on whichever
- * McpCacheSync serves the key's scope on the query's own QueryClient,
- * waiting (bounded) for one to attach. That is what lets
+ * The query function behind every MCP key: runs the query on whatever
+ * serves the key's scope on the query's own QueryClient, waiting (bounded)
+ * for something to attach. That is what lets
  * `queryClient.prefetchQuery(resourceQueryOptions(uri))` run in a route
- * loader, before or without the hooks. A runner that is replaced while the
- * query waits hands the query over to its successor.
+ * loader, before or without the hooks. A read whose server stopped serving
+ * meanwhile (replaced, or another identity signed in) is cancelled and goes
+ * to whatever serves the scope now.
  */
 export function routedQueryFn(scope: string | undefined) {
-  return async (context: QueryFunctionContext): Promise<unknown> => {
+  return async ({ client, queryKey, signal }: QueryFunctionContext): Promise<unknown> => {
     for (;;) {
-      const runner = await whenAttached(context.client, scope, context.signal);
+      const { runner, attachment } = await whenAttached(client, scope, signal);
       try {
-        return await runner.run(context);
+        return await runner.query(queryKey, AbortSignal.any([signal, attachment.signal]));
       } catch (error) {
-        if (error instanceof McpQueryError && error.code === 'SUPERSEDED') continue;
-        throw error;
+        if (!attachment.signal.aborted || signal.aborted) throw error;
+        if (!attached.get(client)?.has(scopeKey(scope))) {
+          throw new McpQueryError('DISPOSED', 'the McpCacheSync of this query was disposed');
+        }
       }
     }
   };
@@ -72,7 +82,7 @@ function whenAttached(
   client: QueryClient,
   scope: string | undefined,
   signal: AbortSignal,
-): Promise<QueryRunner> {
+): Promise<Serving> {
   const now = attached.get(client)?.get(scopeKey(scope));
   if (now) return Promise.resolve(now);
   return new Promise((resolve, reject) => {
@@ -88,10 +98,10 @@ function whenAttached(
       waiters.delete(wake);
     };
     const wake = () => {
-      const runner = attached.get(client)?.get(scopeKey(scope));
-      if (!runner) return;
+      const serving = attached.get(client)?.get(scopeKey(scope));
+      if (!serving) return;
       done();
-      resolve(runner);
+      resolve(serving);
     };
     const onAbort = () => {
       done();

@@ -1,36 +1,52 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BackoffOptions } from './backoff';
 import { type ChangeChannel, type Coverage, initialStatus, noCoverage } from './channel';
+import type { Clock } from './clock';
 import { installDispatcher, type NotificationSink } from './dispatcher';
 import type { Emit, McpEventInput, StreamStatus } from './events';
 import type { LegacyStreamState, TransportObserver } from './httpTransport';
 import type { Desire } from './interest';
+import { whileAlive } from './lifetime';
 import { ListenChannel } from './listenChannel';
 import type { NotifiedList } from './lists';
 import type { Retention } from './retention';
 import { SubscribeChannel } from './subscribeChannel';
 import { Waiters } from './waiters';
 
-/** What the engine gives every session, and what a session tells it. */
-export interface SessionHost {
-  emit: Emit;
-  /** What is wanted now. */
+/** What is wanted (the interest registry). */
+export interface Wanted {
   desire(): Desire;
   /** Whether `uri` is held or lingering. */
   wants(uri: string): boolean;
   wantsList(list: NotifiedList): boolean;
+}
+
+/** Coverage that moved: what was gained and lost, and which gains reads were waiting for. */
+export interface CoverageChange {
+  gained: readonly string[];
+  lost: readonly string[];
+  listsGained: readonly NotifiedList[];
+  listsLost: readonly NotifiedList[];
+  /** Gained URIs and lists that reads were waiting for: those reads go out covered now (rule 4). */
+  awaited: { uris: ReadonlySet<string>; lists: ReadonlySet<NotifiedList> };
+}
+
+/** Where a session's changes go (the cache bridge). */
+export interface ChangeTarget {
   /** A matched `updated` notification: re-read `uri`. */
   changed(uri: string): void;
   listChanged(list: NotifiedList): void;
-  /** Coverage moved: newly covered data may be stale (rule 4), uncovered data follows its TTL. */
-  coverageChanged(change: {
-    gained: readonly string[];
-    lost: readonly string[];
-    listsGained: readonly NotifiedList[];
-    listsLost: readonly NotifiedList[];
-  }): void;
+  /** Newly covered data may be stale (rule 4); uncovered data follows its TTL. */
+  coverageChanged(change: CoverageChange): void;
+}
+
+/** What the engine gives every session. */
+export interface SessionHost {
+  emit: Emit;
+  wanted: Wanted;
+  changes: ChangeTarget;
   /** This session can no longer deliver (2025: stream ended, session forgotten). */
-  lost(session: Session, reason: string, endSession: boolean): void;
+  lost(reason: string, endSession: boolean): void;
 }
 
 export interface SessionOptions {
@@ -42,25 +58,31 @@ export interface SessionOptions {
   releaseAfterMs: number;
   /** Reopen count and last close reason of the sessions before this one. */
   history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
-  random?: () => number;
+  clock: Clock;
 }
 
 type Target = { uri: string } | { list: NotifiedList };
+
+const targetOf = (target: Target) =>
+  'uri' in target ? `uri:${target.uri}` : `list:${target.list}`;
 
 /**
  * One connected client and everything that lives exactly as long as it: the
  * notification sink, the channel of its era, what the server covers, what
  * it declined, the stream status, and reads waiting to be covered. The
  * connection opens a session before the client's first request (so the sink
- * is in place, rule 1) and disposes it when the client is done with; a
- * disposed session's callbacks reach nothing, so nothing of an old
- * connection can write into the cache.
+ * is in place, rule 1) and disposes it when the client is done with. Every
+ * callback it hands out is bound to its lifetime (`signal`): once disposed,
+ * nothing of it can reach the cache.
  */
 export class Session {
   readonly client: Client;
   readonly #host: SessionHost;
   readonly #options: SessionOptions;
+  readonly #life = new AbortController();
   readonly #waiters = new Waiters();
+  /** Targets reads are waiting to be covered, with how many reads wait for each. */
+  readonly #awaiting = new Map<string, number>();
   #coverage: Coverage = noCoverage;
   #declined: ReadonlyMap<string, string> = new Map();
   #channel: ChangeChannel | undefined;
@@ -68,68 +90,77 @@ export class Session {
   #legacy: SubscribeChannel | undefined;
   #legacyStream: LegacyStreamState;
   #status: StreamStatus;
-  #ready = false;
-  #disposed = false;
 
   constructor(client: Client, host: SessionHost, options: SessionOptions, observed: boolean) {
     this.client = client;
     this.#host = host;
     this.#options = options;
     this.#legacyStream = observed ? 'opening' : 'unknown';
-    this.#status = { ...initialStatus('none', Date.now()), ...options.history };
+    this.#status = { ...initialStatus('none', options.clock.now()), ...options.history };
     installDispatcher(client, this.#sink());
+  }
+
+  /** Aborted when the session is disposed. */
+  get signal(): AbortSignal {
+    return this.#life.signal;
   }
 
   /** For the HTTP transport: the 2025 stream and session as the exchanges show them. */
   readonly transportObserver: TransportObserver = {
-    stream: (state, resumed) => {
-      if (this.#disposed) return;
+    stream: whileAlive(this.signal, (state: LegacyStreamState, resumed?: boolean) => {
       this.#legacyStream = state;
       this.#legacy?.streamChanged(state, resumed === true);
       this.#waiters.recheck();
-    },
-    sessionLost: (reason, forgotten) => {
-      if (this.#disposed || !this.#ready) return;
+    }),
+    sessionLost: whileAlive(this.signal, (reason: string, forgotten: boolean) => {
+      // Not before it is ready: the connection attempt itself fails then.
       // A session the server still has (its stream could not be resumed) is
       // ended on the server, or it keeps our subscriptions for nobody.
-      this.#host.lost(this, reason, !forgotten);
-    },
+      if (this.#channel) this.#host.lost(reason, !forgotten);
+    }),
   };
 
   /** The client is connected: listen or subscribe as its era says. */
   ready(): void {
-    if (this.#disposed || this.#ready) return;
-    this.#ready = true;
+    if (this.#channel || this.signal.aborted) return;
     const capabilities = this.client.getServerCapabilities();
     const report = {
-      coverage: (next: Coverage) => this.#setCoverage(next),
-      declined: (next: ReadonlyMap<string, string>) => this.#setDeclined(next),
-      status: (next: StreamStatus) => this.#setStatus(next),
+      coverage: whileAlive(this.signal, (next: Coverage) => {
+        this.#applyCoverage(next);
+        this.#waiters.recheck();
+      }),
+      declined: whileAlive(this.signal, (next: ReadonlyMap<string, string>) =>
+        this.#setDeclined(next),
+      ),
+      status: whileAlive(this.signal, (next: StreamStatus) => {
+        this.#emitStatus(next);
+        this.#waiters.recheck();
+      }),
     };
     const options = this.#options;
+    const common = {
+      signal: this.signal,
+      backoff: options.backoff,
+      capabilities,
+      retention: options.retention,
+      releaseAfterMs: options.releaseAfterMs,
+      clock: options.clock,
+    };
     if (this.client.getProtocolEra() === 'modern') {
       this.#channel = new ListenChannel(this.client, report, {
-        backoff: options.backoff,
+        ...common,
         ackTimeoutMs: options.ackTimeoutMs,
-        capabilities,
-        retention: options.retention,
-        releaseAfterMs: options.releaseAfterMs,
-        ...(options.random && { random: options.random }),
       });
     } else {
       this.#legacy = new SubscribeChannel(this.client, report, {
-        capabilities,
+        ...common,
         requestTimeoutMs: options.requestTimeoutMs,
-        backoff: options.backoff,
-        retention: options.retention,
-        releaseAfterMs: options.releaseAfterMs,
         history: options.history,
         stream: this.#legacyStream,
-        ...(options.random && { random: options.random }),
       });
       this.#channel = this.#legacy;
     }
-    this.#channel.update(this.#host.desire());
+    this.#channel.update(this.#host.wanted.desire());
   }
 
   /**
@@ -138,7 +169,7 @@ export class Session {
    */
   facts(): McpEventInput[] {
     const facts: McpEventInput[] = [];
-    if (this.#ready) facts.push({ type: 'stream', status: this.#status });
+    if (this.#channel) facts.push({ type: 'stream', status: this.#status });
     facts.push({
       type: 'coverage',
       acknowledged: [...this.#coverage.uris],
@@ -151,7 +182,7 @@ export class Session {
 
   /** What is wanted changed (one flush of the interest registry). */
   update(desire: Desire): void {
-    if (this.#disposed) return;
+    if (this.signal.aborted) return;
     this.#channel?.update(desire);
     this.#waiters.recheck();
   }
@@ -172,10 +203,15 @@ export class Session {
    */
   whenCovered(target: Target, signal: AbortSignal): Promise<void> | undefined {
     if (!this.#pending(target)) return undefined;
-    return this.#waiters.wait(() => !this.#pending(target), {
-      timeoutMs: this.#options.ackTimeoutMs,
-      signal,
-    });
+    const key = targetOf(target);
+    this.#awaiting.set(key, (this.#awaiting.get(key) ?? 0) + 1);
+    return this.#waiters
+      .wait(() => !this.#pending(target), { timeoutMs: this.#options.ackTimeoutMs, signal })
+      .finally(() => {
+        const left = (this.#awaiting.get(key) ?? 1) - 1;
+        if (left > 0) this.#awaiting.set(key, left);
+        else this.#awaiting.delete(key);
+      });
   }
 
   /**
@@ -184,67 +220,52 @@ export class Session {
    * away (the stream is closed, not re-opening).
    */
   async dispose(shutdown: boolean): Promise<void> {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    this.#waiters.releaseAll();
+    if (this.signal.aborted) return;
     const channel = this.#channel;
-    this.#channel = undefined;
-    this.#legacy = undefined;
     this.#applyCoverage(noCoverage);
-    if (this.#ready && this.#status.state !== 'closed') {
+    if (channel && this.#status.state !== 'closed') {
       this.#emitStatus({
         ...this.#status,
         state: shutdown ? 'closed' : 'reopening',
-        since: Date.now(),
+        since: this.#options.clock.now(),
         nextRetryAt: undefined,
       });
     }
-    await channel?.dispose();
+    this.#life.abort();
+    this.#waiters.releaseAll();
+    await channel?.close();
   }
 
   #pending(target: Target): boolean {
-    if (this.#disposed || !this.#channel) return false;
+    const channel = this.#channel;
+    if (!channel || this.signal.aborted) return false;
+    const { wanted } = this.#host;
     if ('uri' in target) {
-      return (
-        this.#host.wants(target.uri) &&
-        !this.#coverage.uris.has(target.uri) &&
-        this.#channel.mayCover(target.uri)
-      );
+      const { uri } = target;
+      return wanted.wants(uri) && !this.#coverage.uris.has(uri) && channel.mayCover(uri);
     }
-    return (
-      this.#host.wantsList(target.list) &&
-      !this.#coverage.lists.has(target.list) &&
-      this.#channel.mayCoverList(target.list)
-    );
+    const { list } = target;
+    return wanted.wantsList(list) && !this.#coverage.lists.has(list) && channel.mayCoverList(list);
   }
 
   #sink(): NotificationSink {
+    const { emit, changes, wanted } = this.#host;
     return {
-      updated: (uri) => {
-        if (this.#disposed) return;
+      updated: whileAlive(this.signal, (uri: string) => {
         // Rule 2: exact string equality only. A server that notifies another
         // spelling is a bug the diagnostics must show, not hide.
-        const matched = this.#host.wants(uri) || this.#coverage.uris.has(uri);
-        this.#host.emit({ type: 'updated', uri, matched });
-        if (!matched) return;
-        this.#host.changed(uri);
-      },
-      listChanged: (list) => {
-        if (this.#disposed) return;
-        this.#host.emit({ type: 'list_changed', list });
-        this.#host.listChanged(list);
-      },
-      malformed: (method, reason) => {
-        if (this.#disposed) return;
-        this.#host.emit({ type: 'malformed', method: method.slice(0, 200), reason });
-      },
+        const matched = wanted.wants(uri) || this.#coverage.uris.has(uri);
+        emit({ type: 'updated', uri, matched });
+        if (matched) changes.changed(uri);
+      }),
+      listChanged: whileAlive(this.signal, (list: NotifiedList) => {
+        emit({ type: 'list_changed', list });
+        changes.listChanged(list);
+      }),
+      malformed: whileAlive(this.signal, (method: string, reason: string) =>
+        emit({ type: 'malformed', method: method.slice(0, 200), reason }),
+      ),
     };
-  }
-
-  #setCoverage(next: Coverage): void {
-    if (this.#disposed) return;
-    this.#applyCoverage(next);
-    this.#waiters.recheck();
   }
 
   #applyCoverage(next: Coverage): void {
@@ -255,12 +276,15 @@ export class Session {
     const listsLost = [...previous.lists].filter((list) => !next.lists.has(list));
     if (gained.length + lost.length + listsGained.length + listsLost.length === 0) return;
     this.#coverage = next;
+    const awaited = {
+      uris: new Set(gained.filter((uri) => this.#awaiting.has(targetOf({ uri })))),
+      lists: new Set(listsGained.filter((list) => this.#awaiting.has(targetOf({ list })))),
+    };
     this.#host.emit({ type: 'coverage', acknowledged: gained, lost, lists: [...next.lists] });
-    this.#host.coverageChanged({ gained, lost, listsGained, listsLost });
+    this.#host.changes.coverageChanged({ gained, lost, listsGained, listsLost, awaited });
   }
 
   #setDeclined(next: ReadonlyMap<string, string>): void {
-    if (this.#disposed) return;
     const changes: [string, string | null][] = [];
     for (const [uri, reason] of next) {
       if (this.#declined.get(uri) !== reason) changes.push([uri, reason]);
@@ -268,12 +292,6 @@ export class Session {
     for (const uri of this.#declined.keys()) if (!next.has(uri)) changes.push([uri, null]);
     this.#declined = next;
     if (changes.length > 0) this.#host.emit({ type: 'declined', changes });
-    this.#waiters.recheck();
-  }
-
-  #setStatus(next: StreamStatus): void {
-    if (this.#disposed) return;
-    this.#emitStatus(next);
     this.#waiters.recheck();
   }
 

@@ -1,5 +1,6 @@
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import { initialStatus } from './channel';
+import { type Clock, systemClock } from './clock';
 import { McpQueryError } from './errors';
 import type {
   ConnectionPhase,
@@ -64,7 +65,7 @@ export class StateStore {
   readonly #emit: Emit;
   readonly #listeners = new Set<() => void>();
   #connection = INITIAL_CONNECTION;
-  #stream = initialStatus('none', Date.now());
+  #stream: StreamStatus;
   #state: McpState;
 
   constructor(options: {
@@ -72,7 +73,9 @@ export class StateStore {
     reconnect: () => void;
     authorize: () => void;
     emit: Emit;
+    clock?: Clock;
   }) {
+    this.#stream = initialStatus('none', (options.clock ?? systemClock).now());
     this.#client = options.client;
     this.#reconnect = options.reconnect;
     this.#authorize = options.authorize;

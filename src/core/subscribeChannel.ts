@@ -1,14 +1,18 @@
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import { type ChangeChannel, type ChannelReport, initialStatus } from './channel';
+import type { Clock } from './clock';
 import { errorMessage, rpcCode } from './errors';
 import type { StreamStatus } from './events';
 import type { LegacyStreamState } from './httpTransport';
 import type { Desire } from './interest';
+import { delay, whileAlive } from './lifetime';
 import { declaresListChanged, type NotifiedList } from './lists';
 import type { Retention } from './retention';
 
 export interface SubscribeChannelOptions {
+  /** The channel's lifetime (its session's): once aborted, nothing it started reports. */
+  signal: AbortSignal;
   capabilities: ServerCapabilities | undefined;
   requestTimeoutMs: number;
   /** Backoff for subscribe requests that failed without an answer (timeouts, network). */
@@ -20,7 +24,7 @@ export interface SubscribeChannelOptions {
   /** Reopen count and last close reason carried over from earlier sessions. */
   history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
   stream: LegacyStreamState;
-  random?: () => number;
+  clock: Clock;
 }
 
 /**
@@ -48,14 +52,13 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #phases = new Map<string, Phase>();
   readonly #declined = new Map<string, string>();
   /** Requests that got no answer, waiting to be sent again. */
-  readonly #retries = new Map<string, { attempt: number; timer?: ReturnType<typeof setTimeout> }>();
+  readonly #retries = new Map<string, { attempt: number; cancel?: () => void }>();
   /** What should be subscribed (held plus the extras retention keeps). */
   #target: ReadonlySet<string> = new Set();
   #lists: ReadonlySet<NotifiedList> = new Set();
-  #idle: ReturnType<typeof setTimeout> | undefined;
+  #stopIdle: (() => void) | undefined;
   #stream: LegacyStreamState;
   #status: StreamStatus;
-  #disposed = false;
 
   constructor(
     client: Pick<Client, 'subscribeResource' | 'unsubscribeResource'>,
@@ -67,12 +70,11 @@ export class SubscribeChannel implements ChangeChannel {
     this.#options = options;
     this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
     this.#stream = options.stream;
-    this.#status = { ...initialStatus('legacy', Date.now()), ...options.history };
+    this.#status = { ...initialStatus('legacy', options.clock.now()), ...options.history };
     this.#publishStatus();
   }
 
   update(desire: Desire): void {
-    if (this.#disposed) return;
     this.#lists = desire.lists;
     if (!this.#canSubscribe) {
       this.#declined.clear();
@@ -84,11 +86,11 @@ export class SubscribeChannel implements ChangeChannel {
       for (const [uri, phase] of this.#phases) {
         if (phase === 'subscribing' || phase === 'subscribed') active.add(uri);
       }
-      this.#retarget(this.#options.retention.plan(desire.held, active));
-      clearTimeout(this.#idle);
-      this.#idle = setTimeout(
-        () => this.#retarget(this.#options.retention.settle(desire.held)),
-        this.#options.releaseAfterMs,
+      const { retention, signal, releaseAfterMs } = this.#options;
+      this.#retarget(retention.plan(desire.held, active));
+      this.#stopIdle?.();
+      this.#stopIdle = delay(signal, releaseAfterMs, () =>
+        this.#retarget(retention.settle(desire.held)),
       );
       // A URI let go forgets why it was declined: asking again later is fair.
       // One the server may still hold keeps its retry: it becomes an unsubscribe.
@@ -96,7 +98,7 @@ export class SubscribeChannel implements ChangeChannel {
         if (this.#target.has(uri)) continue;
         this.#declined.delete(uri);
         if (this.#phases.get(uri) === 'unsure') continue;
-        clearTimeout(this.#retries.get(uri)?.timer);
+        this.#retries.get(uri)?.cancel?.();
         this.#retries.delete(uri);
       }
     }
@@ -105,7 +107,6 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   #retarget(target: ReadonlySet<string>): void {
-    if (this.#disposed) return;
     this.#target = target;
     for (const uri of new Set([...target, ...this.#phases.keys()])) this.#step(uri);
   }
@@ -118,7 +119,7 @@ export class SubscribeChannel implements ChangeChannel {
    * of everything covered (rule 6).
    */
   streamChanged(state: LegacyStreamState, resumed: boolean): void {
-    if (this.#disposed || state === this.#stream) return;
+    if (state === this.#stream) return;
     const gap = this.#stream === 'resuming' && state === 'open' && !resumed;
     if (state === 'resuming') {
       this.#status = {
@@ -137,30 +138,19 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   mayCover(uri: string): boolean {
-    return (
-      !this.#disposed &&
-      this.#canSubscribe &&
-      this.#stream !== 'unsupported' &&
-      !this.#declined.has(uri)
-    );
+    return this.#canSubscribe && this.#stream !== 'unsupported' && !this.#declined.has(uri);
   }
 
   mayCoverList(list: NotifiedList): boolean {
-    return (
-      !this.#disposed &&
-      declaresListChanged(this.#options.capabilities, list) &&
-      this.#stream !== 'unsupported'
-    );
+    return declaresListChanged(this.#options.capabilities, list) && this.#stream !== 'unsupported';
   }
 
-  async dispose(): Promise<void> {
-    // The session goes away with its subscriptions; unsubscribing from a
-    // session that is ending would only produce errors.
-    this.#disposed = true;
-    clearTimeout(this.#idle);
-    for (const retry of this.#retries.values()) clearTimeout(retry.timer);
-    this.#retries.clear();
-  }
+  /**
+   * The session goes away with its subscriptions (its timers went with its
+   * signal); unsubscribing from a session that is ending would only produce
+   * errors.
+   */
+  async close(): Promise<void> {}
 
   #delivers(): boolean {
     return this.#stream === 'open' || this.#stream === 'unknown' || this.#stream === 'resuming';
@@ -169,7 +159,7 @@ export class SubscribeChannel implements ChangeChannel {
   #step(uri: string): void {
     const phase = this.#phases.get(uri);
     if (phase === 'subscribing' || phase === 'unsubscribing') return;
-    if (this.#retries.get(uri)?.timer !== undefined) return;
+    if (this.#retries.get(uri)?.cancel !== undefined) return;
     const wanted = this.#target.has(uri);
     if (wanted && phase !== 'subscribed' && !this.#declined.has(uri)) this.#subscribe(uri);
     else if (!wanted && (phase === 'subscribed' || phase === 'unsure')) this.#unsubscribe(uri);
@@ -177,16 +167,15 @@ export class SubscribeChannel implements ChangeChannel {
 
   #subscribe(uri: string): void {
     this.#phases.set(uri, 'subscribing');
+    const { signal } = this.#options;
     this.#client
       .subscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
       .then(
-        () => {
-          if (this.#disposed) return;
+        whileAlive(signal, () => {
           this.#phases.set(uri, 'subscribed');
           this.#retries.delete(uri);
-        },
-        (error: unknown) => {
-          if (this.#disposed) return;
+        }),
+        whileAlive(signal, (error: unknown) => {
           // The server answered "no" (unknown resource, method not found…):
           // asking again would get the same answer. No answer at all (a
           // timeout, the network) says nothing about the server's will, nor
@@ -201,41 +190,41 @@ export class SubscribeChannel implements ChangeChannel {
             this.#scheduleRetry(uri);
           }
           this.#report.declined(new Map(this.#declined));
-        },
+        }),
       )
-      .finally(() => {
-        if (this.#disposed) return;
-        this.#publishCoverage();
-        this.#step(uri);
-      });
+      .finally(
+        whileAlive(signal, () => {
+          this.#publishCoverage();
+          this.#step(uri);
+        }),
+      );
   }
 
   #scheduleRetry(uri: string): void {
     const retry = this.#retries.get(uri) ?? { attempt: 0 };
-    const delay = backoffDelay(retry.attempt, this.#options.backoff, this.#options.random);
+    const { backoff, clock, signal } = this.#options;
+    const wait = backoffDelay(retry.attempt, backoff, clock.random);
     retry.attempt += 1;
-    retry.timer = setTimeout(() => {
-      retry.timer = undefined;
-      if (this.#disposed) return;
+    retry.cancel = delay(signal, wait, () => {
+      retry.cancel = undefined;
       if (this.#declined.delete(uri)) this.#report.declined(new Map(this.#declined));
       this.#step(uri);
-    }, delay);
+    });
     this.#retries.set(uri, retry);
   }
 
   #unsubscribe(uri: string): void {
     this.#phases.set(uri, 'unsubscribing');
     this.#publishCoverage();
+    const { signal } = this.#options;
     this.#client
       .unsubscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
       .then(
-        () => {
-          if (this.#disposed) return;
+        whileAlive(signal, () => {
           this.#phases.delete(uri);
           this.#retries.delete(uri);
-        },
-        (error: unknown) => {
-          if (this.#disposed) return;
+        }),
+        whileAlive(signal, (error: unknown) => {
           // A refusal is final (the session's end forgets the rest); no
           // answer leaves the subscription possibly held: ask again.
           if (rpcCode(error) !== undefined) {
@@ -245,12 +234,9 @@ export class SubscribeChannel implements ChangeChannel {
             this.#phases.set(uri, 'unsure');
             this.#scheduleRetry(uri);
           }
-        },
+        }),
       )
-      .finally(() => {
-        if (this.#disposed) return;
-        this.#step(uri);
-      });
+      .finally(whileAlive(signal, () => this.#step(uri)));
   }
 
   #publishCoverage(): void {
@@ -284,7 +270,7 @@ export class SubscribeChannel implements ChangeChannel {
           ? 'custom transport: the SSE stream cannot be observed and is assumed open'
           : undefined;
     if (state !== this.#status.state || note !== this.#status.note) {
-      this.#status = { ...this.#status, state, note, since: Date.now() };
+      this.#status = { ...this.#status, state, note, since: this.#options.clock.now() };
       this.#report.status(this.#status);
     }
   }

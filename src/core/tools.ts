@@ -1,37 +1,20 @@
-import type { CallToolResult, Client, Progress } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import { internalsOf } from './internals';
 import type { McpKeys } from './keys';
 import { toolsListed } from './lists';
+import type { CallToolVariables } from './upstream';
 
-/** What a tool call takes: the tool, its arguments, and optionally where progress goes. */
-export interface CallToolVariables {
-  name: string;
-  arguments?: Record<string, unknown>;
-  /** Progress notifications of this call (and, 2026-07-28, each round of input it needed). */
-  onProgress?: (progress: Progress) => void;
-  signal?: AbortSignal;
-}
+export type { CallToolVariables };
 
 /**
  * Call a tool through an McpCacheSync: waits for the connection like a read
  * does (bounded by `requestTimeoutMs`); a refusal for want of credentials
- * makes the connection `unauthorized`.
+ * makes the connection `unauthorized`. With tab sharing it runs in the tab
+ * that holds the connection.
  */
-export async function callTool(
-  sync: object,
-  variables: CallToolVariables,
-): Promise<CallToolResult> {
-  const internals = internalsOf(sync);
-  const remote = internals.remote();
-  if (remote) return remote.callTool(variables);
-  const session = await internals.session(variables.signal);
-  try {
-    return await callOn(session.client, variables, internals.options.toolTimeoutMs ?? 120_000);
-  } catch (error) {
-    internals.failed(session, error);
-    throw error;
-  }
+export function callTool(sync: object, variables: CallToolVariables): Promise<CallToolResult> {
+  return internalsOf(sync).upstream.callTool(variables);
 }
 
 /**
@@ -40,7 +23,7 @@ export async function callTool(
  * The SDK validates structured output and builds 2026-07-28 tool headers
  * from its cached tool list, so that list is fetched once per client first.
  */
-async function callOn(
+export async function callOn(
   client: Client,
   variables: CallToolVariables,
   timeoutMs: number,

@@ -1,6 +1,6 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useContext, useEffect, useMemo, useRef } from 'react';
-import { McpCacheSync, type McpCacheSyncOptions, startOnMount } from '../core/mcpCacheSync';
+import { McpCacheSync, type McpCacheSyncOptions } from '../core/mcpCacheSync';
 import { McpContext, type McpContextValue } from './context';
 
 export interface McpProviderProps extends Omit<McpCacheSyncOptions, 'queryClient'> {
@@ -29,21 +29,20 @@ export function McpProvider({ children, queryClient, ...options }: McpProviderPr
   const { url, client: mcpClient, transport, protocol, scope, authContext } = options;
   const { authProvider, serverRequests } = options;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the list is the connection's identity on purpose; other options are read through `latest`
-  const sync = useMemo(() => {
-    const created = new McpCacheSync({ ...latest.current, queryClient: client });
-    startOnMount(created);
-    return created;
-  }, [
-    client,
-    url === undefined ? undefined : String(url),
-    mcpClient,
-    transport,
-    protocol,
-    scope,
-    authContext,
-    authProvider,
-    serverRequests,
-  ]);
+  const sync = useMemo(
+    () => new McpCacheSync({ ...latest.current, queryClient: client }, 'on-mount'),
+    [
+      client,
+      url === undefined ? undefined : String(url),
+      mcpClient,
+      transport,
+      protocol,
+      scope,
+      authContext,
+      authProvider,
+      serverRequests,
+    ],
+  );
   useEffect(() => sync.mount(), [sync]);
   const parent = useContext(McpContext);
   const value = useMemo<McpContextValue>(

@@ -13,7 +13,7 @@ import { useMcpSync } from './context';
  * on the McpProvider.
  */
 export function useElicitations(scope?: string): readonly PendingElicitation[] {
-  const requests = internalsOf(useMcpSync('useElicitations', scope)).options.serverRequests;
+  const requests = internalsOf(useMcpSync('useElicitations', scope)).serverRequests;
   if (!requests) {
     throw new Error(
       'useElicitations needs serverRequests={createServerRequests(…)} on McpProvider',

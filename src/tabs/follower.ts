@@ -2,9 +2,8 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Query, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import { LIST_KINDS, type NotifiedList } from '../core/lists';
-import { DEFAULTS } from '../core/options';
 import type { SharedElicitation } from '../core/serverRequests';
-import type { CallToolVariables } from '../core/tools';
+import type { CallToolVariables, Upstream } from '../core/upstream';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
 
@@ -16,6 +15,8 @@ interface Pending {
   sentTo: string | undefined;
   /** A call, as given (to run it elsewhere if it never left this tab). */
   call: CallToolVariables | undefined;
+  /** What cancels it (a read's query signal, a call's own). */
+  signal: AbortSignal | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** Stop the timeout and the abort listener. */
@@ -50,9 +51,9 @@ export class Follower {
   }
 
   read(key: QueryKey, signal: AbortSignal): Promise<unknown> {
-    const { internals, tab } = this.#link;
+    const { context, tab } = this.#link;
     const fresh = this.#find(key)?.state.isInvalidated === true;
-    const timeoutMs = 2 * (internals.options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
+    const timeoutMs = 2 * context.requestTimeoutMs;
     return this.#request((id) => ({ type: 'read', tab, id, key, fresh }), {
       signal,
       timeoutMs,
@@ -61,11 +62,8 @@ export class Follower {
   }
 
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
-    const { internals, tab } = this.#link;
-    const { options } = internals;
-    const timeoutMs =
-      (options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs) +
-      (options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
+    const { context, tab } = this.#link;
+    const timeoutMs = context.toolTimeoutMs + context.requestTimeoutMs;
     const call: WireCall = {
       name: variables.name,
       ...(variables.arguments && { arguments: variables.arguments }),
@@ -89,7 +87,7 @@ export class Follower {
         type: 'interest',
         tab: this.#link.tab,
         keys: this.#heldKeys(),
-        answering: this.#link.internals.options.serverRequests?.answering === true,
+        answering: this.#link.context.serverRequests?.answering === true,
       });
     });
   }
@@ -138,7 +136,7 @@ export class Follower {
   }
 
   receive(message: FollowerMessage): void {
-    const { internals, tab } = this.#link;
+    const { context, tab } = this.#link;
     switch (message.type) {
       case 'events':
         if (message.to !== undefined && message.to !== tab) return;
@@ -148,7 +146,7 @@ export class Follower {
             for (const uri of event.lost) this.#covered.delete(uri);
             this.#listsCovered = new Set(event.lists);
           }
-          internals.bus.dispatch(event);
+          context.bus.dispatch(event);
         }
         break;
       case 'data':
@@ -178,18 +176,22 @@ export class Follower {
   }
 
   /**
-   * The leader changed to this tab, or this tab leaves: reads are read again
-   * wherever this tab's queries go now (a superseded read is retried by the
-   * routed query function); a call that never left this tab runs through
-   * `rerun`; one already sent may have run, so it is not repeated but fails.
+   * This tab leads now (`to`: its own connection), or leaves (`to`: the
+   * membership of its next group, or nothing). Reads run again through `to`;
+   * without one they fail (a read of an identity that is gone is retried by
+   * the routed query function under the new one). A call that never left
+   * this tab runs through `to`; one already sent may have run, so it is not
+   * repeated but fails.
    */
-  handOver(rerun: ((call: CallToolVariables) => Promise<unknown>) | undefined, why: string): void {
+  handOver(to: Pick<Upstream, 'query' | 'callTool'> | undefined, why: string): void {
     for (const id of [...this.#pending.keys()]) {
       const pending = this.#take(id) as Pending;
-      if (pending.request.type === 'read') {
-        pending.reject(new McpQueryError('SUPERSEDED', why));
-      } else if (pending.sentTo === undefined && pending.call && rerun) {
-        rerun(pending.call).then(pending.resolve, pending.reject);
+      const { request, call, signal } = pending;
+      if (request.type === 'read') {
+        if (to && signal) to.query(request.key, signal).then(pending.resolve, pending.reject);
+        else pending.reject(new McpQueryError('SUPERSEDED', why));
+      } else if (pending.sentTo === undefined && call && to) {
+        to.callTool(call).then(pending.resolve, pending.reject);
       } else pending.reject(lostCall());
     }
   }
@@ -229,6 +231,7 @@ export class Follower {
         request: make(id),
         sentTo: undefined,
         call,
+        signal,
         resolve,
         reject,
         done: () => {
@@ -244,7 +247,7 @@ export class Follower {
 
   /** The leader's pending elicitations, shown here; an answer goes back to it. */
   #mirror(items: SharedElicitation[]): void {
-    this.#link.internals.options.serverRequests?.mirror(items, (id, result) =>
+    this.#link.context.serverRequests?.mirror(items, (id, result) =>
       this.#link.send({ type: 'answer', tab: this.#link.tab, id, result }),
     );
   }
@@ -265,7 +268,7 @@ export class Follower {
 
   /** What this tab holds: its wanted URIs, and the lists someone here shows. */
   #heldKeys(): QueryKey[] {
-    const { keys, desire } = this.#link.internals;
+    const { keys, desire } = this.#link.context;
     const held = desire().uris.map((uri) => keys.resource(uri));
     for (const kind of LIST_KINDS) {
       if ((this.#find(keys.list(kind))?.getObserversCount() ?? 0) > 0) held.push(keys.list(kind));
@@ -278,11 +281,11 @@ export class Follower {
     const query = this.#find(key);
     if (!query || (this.#applied.get(query) ?? 0) >= updatedAt) return;
     this.#applied.set(query, updatedAt);
-    this.#link.internals.queryClient.setQueryData(key, data, { updatedAt });
+    this.#link.context.queryClient.setQueryData(key, data, { updatedAt });
   }
 
   #find(key: QueryKey): Query | undefined {
-    return this.#link.internals.queryClient.getQueryCache().find({ queryKey: key, exact: true });
+    return this.#link.context.queryClient.getQueryCache().find({ queryKey: key, exact: true });
   }
 }
 

@@ -7,7 +7,6 @@ import {
 } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpEvent } from '../core/events';
-import { callTool } from '../core/tools';
 import { FORWARDED, type GroupLink, isGroupKey } from './link';
 import { type TabMessage, toWire, type WireCall } from './protocol';
 
@@ -68,14 +67,14 @@ export class Leader {
   constructor(link: GroupLink, options: LeaderOptions) {
     this.#link = link;
     this.#options = options;
-    const { internals, settings } = link;
+    const { context, settings } = link;
     const liveness = setInterval(() => void this.#checkLiveness(), settings.livenessMs);
     this.#stops.push(
-      internals.bus.subscribe((event) => this.#forward(event)),
+      context.bus.subscribe((event) => this.#forward(event)),
       () => clearInterval(liveness),
     );
     // This connection's questions for the user go to every tab that answers them.
-    const requests = internals.options.serverRequests;
+    const requests = context.serverRequests;
     if (requests) {
       this.#stops.push(
         requests.pending.subscribe(() =>
@@ -110,18 +109,18 @@ export class Leader {
   }
 
   receive(message: LeaderMessage): void {
-    const { internals, tab } = this.#link;
+    const { context, tab } = this.#link;
     switch (message.type) {
       case 'hello': {
         this.#join(message.tab);
         this.#link.send({ type: 'leader', tab, handovers: this.#options.handovers });
-        const at = Date.now();
-        const facts = internals
+        const at = context.clock.now();
+        const facts = context
           .facts()
           .filter((fact) => FORWARDED.has(fact.type))
           .map((fact) => ({ ...fact, at }) as McpEvent);
         this.#link.send({ type: 'events', to: message.tab, events: facts });
-        const items = internals.options.serverRequests?.shared() ?? [];
+        const items = context.serverRequests?.shared() ?? [];
         if (items.length > 0) this.#link.send({ type: 'elicitations', to: message.tab, items });
         this.#groupChanged();
         break;
@@ -129,7 +128,7 @@ export class Leader {
       case 'interest': {
         const known = this.#members.has(message.tab);
         const member = this.#join(message.tab);
-        member.keys = message.keys.filter((key) => isGroupKey(internals, key));
+        member.keys = message.keys.filter((key) => isGroupKey(context.keys, key));
         member.answering = message.answering === true;
         this.#reconcile();
         if (!known) this.#groupChanged();
@@ -155,7 +154,7 @@ export class Leader {
           );
         break;
       case 'answer':
-        internals.options.serverRequests?.answer(message.id, message.result);
+        context.serverRequests?.answer(message.id, message.result);
         break;
     }
   }
@@ -175,11 +174,10 @@ export class Leader {
   }
 
   async #serveRead(tab: string, id: number, key: QueryKey, fresh: boolean): Promise<void> {
-    const { internals } = this.#link;
-    const { queryClient } = internals;
+    const { queryClient, keys } = this.#link.context;
     let reply: TabMessage;
     try {
-      if (!isGroupKey(internals, key)) {
+      if (!isGroupKey(keys, key)) {
         throw new McpQueryError(
           'UNKNOWN_KEY',
           `not an MCP key of this group: ${JSON.stringify(key)}`,
@@ -211,7 +209,7 @@ export class Leader {
     this.#calls.set(name, { tab, controller });
     let reply: TabMessage;
     try {
-      const value = await callTool(this.#link.owner, {
+      const value = await this.#link.local.callTool({
         name: variables.name,
         ...(variables.arguments && { arguments: variables.arguments }),
         signal: controller.signal,
@@ -233,7 +231,8 @@ export class Leader {
   #join(tab: string): Member {
     let member = this.#members.get(tab);
     if (!member) {
-      member = { keys: [], since: Date.now(), answering: false, watch: new AbortController() };
+      const since = this.#link.context.clock.now();
+      member = { keys: [], since, answering: false, watch: new AbortController() };
       this.#members.set(tab, member);
       this.#watch(tab, member);
     }
@@ -249,7 +248,7 @@ export class Leader {
     const { locks } = this.#link.settings;
     const gone = async () => {
       if (this.#stopped || this.#members.get(tab) !== member) return;
-      if (Date.now() - member.since < JOIN_GRACE_MS) {
+      if (this.#link.context.clock.now() - member.since < JOIN_GRACE_MS) {
         member.rewatch = setTimeout(() => this.#watch(tab, member), JOIN_GRACE_MS);
         return;
       }
@@ -290,7 +289,7 @@ export class Leader {
       for (const key of member.keys) wanted.set(hashKey(key), key);
       if (member.answering) answering += 1;
     }
-    this.#link.internals.options.serverRequests?.setRemoteAnswerers(answering);
+    this.#link.context.serverRequests?.setRemoteAnswerers(answering);
     for (const [hash, release] of this.#holds) {
       if (wanted.has(hash)) continue;
       release();
@@ -300,7 +299,7 @@ export class Leader {
       if (this.#holds.has(hash)) continue;
       // Cached content is not read on mount: the catch-up after the
       // acknowledgement re-reads it, once (rule 4).
-      const observer = new QueryObserver(this.#link.internals.queryClient, {
+      const observer = new QueryObserver(this.#link.context.queryClient, {
         queryKey: key,
         refetchOnMount: false,
         refetchOnWindowFocus: false,
@@ -333,7 +332,7 @@ export class Leader {
     const snapshot = await locks.query().catch(() => undefined);
     if (!snapshot || this.#stopped) return;
     const held = new Set((snapshot.held ?? []).map((lock) => lock.name));
-    const cutoff = Date.now() - livenessMs;
+    const cutoff = this.#link.context.clock.now() - livenessMs;
     let gone = false;
     for (const [tab, member] of this.#members) {
       if (member.since > cutoff || held.has(tabLock(this.#link.name, tab))) continue;

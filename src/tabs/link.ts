@@ -1,6 +1,7 @@
 import type { QueryKey } from '@tanstack/query-core';
 import type { McpEvent } from '../core/events';
-import type { SyncInternals } from '../core/internals';
+import type { McpKeys } from '../core/keys';
+import type { LocalUpstreamControl, TabContext } from '../core/upstream';
 import type { ChannelLike, LocksLike, TabMessage } from './protocol';
 
 export interface Settings {
@@ -9,15 +10,15 @@ export interface Settings {
   livenessMs: number;
 }
 
-/** What a tab's two roles share: who it is, its McpCacheSync and the group's channel. */
+/** What a tab's two roles share: who it is, its connection, its McpCacheSync's context, the channel. */
 export interface GroupLink {
   /** This tab's id in the group. */
   readonly tab: string;
   /** The group's name: its channel, and the prefix of its locks. */
   readonly name: string;
-  /** The McpCacheSync, for `callTool`. */
-  readonly owner: object;
-  readonly internals: SyncInternals;
+  /** This tab's own connection (it serves the group while this tab leads). */
+  readonly local: LocalUpstreamControl;
+  readonly context: TabContext;
   readonly settings: Settings;
   send(message: TabMessage): void;
 }
@@ -37,8 +38,7 @@ export const FORWARDED = new Set<McpEvent['type']>([
 ]);
 
 /** Whether `key` is an MCP resource or list key of this group's scope. */
-export function isGroupKey(internals: SyncInternals, key: unknown): key is QueryKey {
+export function isGroupKey(keys: McpKeys, key: unknown): key is QueryKey {
   if (!Array.isArray(key)) return false;
-  const { keys } = internals;
   return keys.uriOf(key) !== undefined || keys.listOf(key) !== undefined;
 }

@@ -1,10 +1,9 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { QueryCacheNotifyEvent, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpEventInput } from '../core/events';
-import type { Remote, SyncInternals } from '../core/internals';
 import type { NotifiedList } from '../core/lists';
-import { type CallToolVariables, callTool } from '../core/tools';
+import type { CallToolVariables, LocalUpstreamControl, TabContext } from '../core/upstream';
 import { Waiters } from '../core/waiters';
 import { Follower, type FollowerMessage } from './follower';
 import { Leader, type LeaderMessage, tabLock } from './leader';
@@ -12,15 +11,17 @@ import { type GroupLink, isGroupKey, type Settings } from './link';
 import type { ChannelLike, TabMessage } from './protocol';
 
 /**
- * This tab's place in one sharing group: a follower (the `Remote` its
- * McpCacheSync reads through) until it wins the leader lock, then the
- * leader until it leaves. The group is named by the server, the scope and
- * the identity, so private data never crosses identities (docs/design.md,
- * rule 14).
+ * This tab's place in one sharing group: a follower (reading, holding and
+ * calling through the leader) until it wins the leader lock, then the
+ * leader (its own connection serves this tab and the others) until it
+ * leaves. Whether this tab leads is decided here and nowhere else. The
+ * group is named by the server, the scope and the identity, so private
+ * data never crosses identities (docs/design.md, rule 14).
  */
-export class Membership implements Remote {
-  readonly tab = Math.random().toString(36).slice(2) + Date.now().toString(36);
-  readonly #internals: SyncInternals;
+export class Membership {
+  readonly tab: string;
+  readonly #local: LocalUpstreamControl;
+  readonly #context: TabContext;
   readonly #channel: ChannelLike;
   readonly #link: GroupLink;
   readonly #follower: Follower;
@@ -36,31 +37,35 @@ export class Membership implements Remote {
   #handovers = 0;
   #tabs = 1;
 
-  constructor(owner: object, internals: SyncInternals, settings: Settings) {
-    this.#internals = internals;
-    const { connection, auth } = internals.identity();
-    const name = `mcp-react-query|${connection}|${internals.keys.scope ?? ''}|${auth ?? ''}`;
+  constructor(local: LocalUpstreamControl, context: TabContext, settings: Settings) {
+    this.#local = local;
+    this.#context = context;
+    const { clock } = context;
+    this.tab = clock.random().toString(36).slice(2) + clock.now().toString(36);
+    const { connection, auth } = context.identity();
+    const name = `mcp-react-query|${connection}|${context.keys.scope ?? ''}|${auth ?? ''}`;
     this.#channel = settings.open(name);
     this.#link = {
       tab: this.tab,
       name,
-      owner,
-      internals,
+      local,
+      context,
       settings,
       send: (message) => this.#send(message),
     };
     this.#follower = new Follower(this.#link);
     this.#channel.addEventListener('message', (event) => this.#receive(event.data as TabMessage));
-    const unsubscribeCache = internals.queryClient
+    const unsubscribeCache = context.queryClient
       .getQueryCache()
       .subscribe((event) => this.#onCacheEvent(event));
     // A component here starting or stopping to answer elicitations tells the leader.
-    const stopAnswering = internals.options.serverRequests?.onAnswering(() => this.interest());
+    const stopAnswering = context.serverRequests?.onAnswering(() => this.interest());
     this.#unsubscribeCache = () => {
       unsubscribeCache();
       stopAnswering?.();
     };
-    internals.setRemote(this);
+    // Every tab starts as a follower: only the elected one connects.
+    void local.stop();
 
     const signal = this.#leaving.signal;
     const held = new Promise((resolve) => signal.addEventListener('abort', resolve));
@@ -88,13 +93,11 @@ export class Membership implements Remote {
     this.#leader?.stop();
     if (!this.#leading) this.#follower.unfollow();
     this.#unsubscribeCache();
-    // Reads go again through whatever serves this tab now (the routed query
-    // function retries a superseded read); a call not yet sent goes to the
-    // successor; one already sent may have run, so it is not repeated.
-    this.#follower.handOver(
-      successor && ((call) => successor.callTool(call)),
-      'this tab left its sharing group',
-    );
+    // Reads and calls not yet sent go to the successor (the next group, of
+    // another identity: reads of this one were cancelled with its
+    // attachment, and are read again under the new one). A call already sent
+    // may have run, so it is not repeated.
+    this.#follower.handOver(successor, 'this tab left its sharing group');
     this.#leaving.abort();
     this.#channel.close();
     this.#waiters.recheck();
@@ -108,34 +111,45 @@ export class Membership implements Remote {
     if (!this.#leading) this.leave(undefined);
   }
 
-  // ── Remote: what the McpCacheSync of a follower tab does through the leader ──
+  // ── the upstream of this tab: its own connection while it leads, else the leader ──
 
-  read(key: QueryKey, signal: AbortSignal): Promise<unknown> {
-    return this.#follower.read(key, signal);
+  query(key: QueryKey, signal: AbortSignal): Promise<unknown> {
+    return this.#leading ? this.#local.query(key, signal) : this.#follower.read(key, signal);
   }
 
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
-    return this.#follower.callTool(variables);
+    return this.#leading ? this.#local.callTool(variables) : this.#follower.callTool(variables);
   }
 
   interest(): void {
-    if (!this.#left && !this.#leading) this.#follower.interest();
+    if (this.#leading) this.#local.interest(this.#context.desire());
+    else if (!this.#left) this.#follower.interest();
   }
 
   isCovered(uri: string): boolean {
-    return this.#follower.isCovered(uri);
+    return this.#leading ? this.#local.isCovered(uri) : this.#follower.isCovered(uri);
   }
 
   isListCovered(list: NotifiedList): boolean {
-    return this.#follower.isListCovered(list);
+    return this.#leading ? this.#local.isListCovered(list) : this.#follower.isListCovered(list);
   }
 
-  async leading(signal: AbortSignal | undefined, timeoutMs: number): Promise<void> {
+  readyClient(): Client | undefined {
+    return this.#leading ? this.#local.readyClient() : undefined;
+  }
+
+  /**
+   * The SDK client is in the leading tab only: this settles once this tab
+   * leads (its own connection serves then), and fails, clearly, while
+   * another tab does, or when none does in time.
+   */
+  async client(signal: AbortSignal | undefined): Promise<Client> {
     // At start every tab waits for the election; a leader is known within a message or two.
     const settled = () => this.#leading || this.#left || this.#follower.following;
+    const timeoutMs = this.#context.requestTimeoutMs;
     if (!settled()) await this.#waiters.wait(settled, { timeoutMs, signal });
     signal?.throwIfAborted();
-    if (this.#leading || this.#left) return;
+    if (this.#leading || this.#left) return this.#local.client(signal);
     throw this.#follower.following
       ? new McpQueryError(
           'OTHER_TAB',
@@ -193,11 +207,9 @@ export class Membership implements Remote {
     this.#leading = true;
     const handover = this.#follower.unfollow();
     if (handover) this.#handovers += 1;
-    this.#internals.setRemote(undefined);
-    this.#follower.handOver(
-      (call) => callTool(this.#link.owner, call),
-      'this tab holds the connection now',
-    );
+    this.#local.start();
+    this.#local.interest(this.#context.desire());
+    this.#follower.handOver(this.#local, 'this tab holds the connection now');
     this.#leader = new Leader(this.#link, {
       handovers: this.#handovers,
       handover,
@@ -213,18 +225,19 @@ export class Membership implements Remote {
 
   #onCacheEvent(event: QueryCacheNotifyEvent): void {
     const { type, query } = event;
-    if (!isGroupKey(this.#internals, query.queryKey)) return;
+    const { keys } = this.#context;
+    if (!isGroupKey(keys, query.queryKey)) return;
     if (this.#leading) this.#leader?.onCacheEvent(event);
     else if (
       (type === 'observerAdded' || type === 'observerRemoved') &&
-      this.#internals.keys.listOf(query.queryKey) !== undefined
+      keys.listOf(query.queryKey) !== undefined
     ) {
       this.interest();
     }
   }
 
   #emitTabs(): void {
-    this.#internals.bus.emit(this.fact());
+    this.#context.bus.emit(this.fact());
   }
 }
 

@@ -3,7 +3,7 @@ import type { QueryKey } from '@tanstack/query-core';
 import { McpQueryError, type McpQueryErrorCode } from '../core/errors';
 import type { McpEvent } from '../core/events';
 import type { SharedElicitation } from '../core/serverRequests';
-import type { CallToolVariables } from '../core/tools';
+import type { CallToolVariables } from '../core/upstream';
 
 /** An error as it crosses to another tab (Error objects lose their class on the way). */
 export interface WireError {

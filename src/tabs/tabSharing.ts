@@ -1,4 +1,16 @@
-import type { TabSharingOption } from '../core/internals';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { QueryKey } from '@tanstack/query-core';
+import { McpQueryError } from '../core/errors';
+import type { NotifiedList } from '../core/lists';
+import type {
+  CallToolVariables,
+  LocalUpstreamControl,
+  TabContext,
+  TabSharingOption,
+  Upstream,
+} from '../core/upstream';
+import { Waiters } from '../core/waiters';
+import type { Settings } from './link';
 import { Membership } from './membership';
 import type { ChannelLike, LocksLike } from './protocol';
 
@@ -35,7 +47,7 @@ export interface PageLike {
  */
 export function shareAcrossTabs(options: ShareAcrossTabsOptions = {}): TabSharingOption {
   return {
-    attach(owner, internals) {
+    upstream(local, context) {
       const locks =
         options.locks ?? (globalThis.navigator as { locks?: LocksLike } | undefined)?.locks;
       const open =
@@ -43,33 +55,116 @@ export function shareAcrossTabs(options: ShareAcrossTabsOptions = {}): TabSharin
         (typeof BroadcastChannel === 'function'
           ? (name: string) => new BroadcastChannel(name) as unknown as ChannelLike
           : undefined);
-      if (!locks || !open || !internals.identity().connection.startsWith('url:')) return;
-      const settings = { locks, open, livenessMs: options.livenessMs ?? 2000 };
-      let membership = new Membership(owner, internals, settings);
-      let disposed = false;
-      internals.addFacts(() => [membership.fact()]);
-      // Another identity is another group: private data never crosses identities.
-      internals.onIdentity(() => {
-        if (disposed) return;
-        const previous = membership;
-        membership = new Membership(owner, internals, settings);
-        previous.leave(membership);
-      });
-      // A page that goes away says goodbye at once: the leader's liveness check runs on a
-      // timer, which browsers throttle in background tabs. A page the back/forward cache keeps
-      // (`persisted`) may come back, so it stays.
+      if (!locks || !open || !context.identity().connection.startsWith('url:')) return local;
       const page =
         options.page ??
         (typeof document === 'undefined' ? undefined : (globalThis as unknown as PageLike));
-      const onPageHide = (event: Event) => {
-        if (!(event as { persisted?: boolean }).persisted && !disposed) membership.pageHidden();
-      };
-      page?.addEventListener('pagehide', onPageHide);
-      internals.onDispose(() => {
-        disposed = true;
-        page?.removeEventListener('pagehide', onPageHide);
-        membership.leave(undefined);
-      });
+      const settings = { locks, open, livenessMs: options.livenessMs ?? 2000 };
+      return new SharedUpstream(local, context, settings, page);
     },
   };
+}
+
+/**
+ * The upstream of a tab that shares: its membership of the group of its
+ * current identity, from `start()` (nothing is opened before: the
+ * McpCacheSync may be built during a render) until the McpCacheSync ends.
+ */
+class SharedUpstream implements Upstream {
+  readonly #local: LocalUpstreamControl;
+  readonly #context: TabContext;
+  readonly #settings: Settings;
+  readonly #page: PageLike | undefined;
+  #membership: Membership | undefined;
+  readonly #waiters = new Waiters();
+
+  constructor(
+    local: LocalUpstreamControl,
+    context: TabContext,
+    settings: Settings,
+    page: PageLike | undefined,
+  ) {
+    this.#local = local;
+    this.#context = context;
+    this.#settings = settings;
+    this.#page = page;
+  }
+
+  start(): void {
+    if (this.#membership || this.#context.signal.aborted) return;
+    const context = this.#context;
+    this.#membership = new Membership(this.#local, context, this.#settings);
+    context.addFacts(() => [(this.#membership as Membership).fact()]);
+    // Another identity is another group: private data never crosses identities.
+    context.onIdentity(() => {
+      const previous = this.#membership as Membership;
+      this.#membership = new Membership(this.#local, context, this.#settings);
+      previous.leave(this.#membership);
+    });
+    // A page that goes away says goodbye at once: the leader's liveness check runs on a
+    // timer, which browsers throttle in background tabs. A page the back/forward cache keeps
+    // (`persisted`) may come back, so it stays.
+    const onPageHide = (event: Event) => {
+      if (!(event as { persisted?: boolean }).persisted) this.#membership?.pageHidden();
+    };
+    this.#page?.addEventListener('pagehide', onPageHide);
+    context.signal.addEventListener(
+      'abort',
+      () => this.#page?.removeEventListener('pagehide', onPageHide),
+      { once: true },
+    );
+    this.#waiters.recheck();
+  }
+
+  async query(key: QueryKey, signal: AbortSignal): Promise<unknown> {
+    return (await this.#joined(signal)).query(key, signal);
+  }
+
+  async callTool(variables: CallToolVariables): Promise<CallToolResult> {
+    return (await this.#joined(variables.signal)).callTool(variables);
+  }
+
+  interest(): void {
+    this.#membership?.interest();
+  }
+
+  isCovered(uri: string): boolean {
+    return this.#membership?.isCovered(uri) ?? false;
+  }
+
+  isListCovered(list: NotifiedList): boolean {
+    return this.#membership?.isListCovered(list) ?? false;
+  }
+
+  async client(signal?: AbortSignal): Promise<Client> {
+    return (await this.#joined(signal)).client(signal);
+  }
+
+  readyClient(): Client | undefined {
+    return this.#membership?.readyClient();
+  }
+
+  dispose(): Promise<void> {
+    this.#membership?.leave(undefined);
+    this.#waiters.releaseAll();
+    return this.#local.dispose();
+  }
+
+  /**
+   * The membership, once this tab has joined: a query can run before the
+   * provider mounts (a child's effect runs first), and waits for it, bounded.
+   */
+  async #joined(signal: AbortSignal | undefined): Promise<Membership> {
+    this.#context.demand();
+    if (!this.#membership) {
+      const timeoutMs = this.#context.requestTimeoutMs;
+      await this.#waiters.wait(() => this.#membership !== undefined, { timeoutMs, signal });
+    }
+    signal?.throwIfAborted();
+    if (this.#membership) return this.#membership;
+    throw new McpQueryError(
+      'NOT_STARTED',
+      'the MCP connection was never started (McpCacheSync not mounted?)',
+    );
+  }
 }

@@ -36,12 +36,28 @@ interface Attempt {
 class FakeSession implements SessionLike {
   readonly client: Client;
   readonly observed: boolean;
+  readonly #life = new AbortController();
+  readonly #lost: (reason: string, endSession: boolean) => void;
   readonly transportObserver: TransportObserver = { stream() {}, sessionLost() {} };
   readonly ready = vi.fn();
-  readonly dispose = vi.fn(async (_shutdown: boolean) => {});
-  constructor(client: Client, observed: boolean) {
+  readonly dispose = vi.fn(async (_shutdown: boolean) => {
+    this.#life.abort();
+  });
+  constructor(
+    client: Client,
+    observed: boolean,
+    lost: (reason: string, endSession: boolean) => void,
+  ) {
     this.client = client;
     this.observed = observed;
+    this.#lost = lost;
+  }
+  get signal(): AbortSignal {
+    return this.#life.signal;
+  }
+  /** What the session tells its connection when it can no longer deliver (only while alive). */
+  lost(reason: string, endSession: boolean): void {
+    if (!this.signal.aborted) this.#lost(reason, endSession);
   }
 }
 
@@ -71,13 +87,13 @@ function setup({
     label: LABEL,
     backoff: BACKOFF,
     requestTimeoutMs: 5000,
-    open: (client, observed) => {
-      const session = new FakeSession(client, observed);
+    open: (client, observed, lost) => {
+      const session = new FakeSession(client, observed, lost);
       sessions.push(session);
       return session;
     },
     emit,
-    random,
+    clock: { now: () => Date.now(), random },
   });
   const last = () => {
     const attempt = attempts.at(-1);
@@ -210,13 +226,13 @@ describe('Connection', () => {
     expect(t.source.connect).toHaveBeenCalledTimes(2);
   });
 
-  it('lost() from the current session ends it and reconnects with backoff; lost() from an old session is ignored', async () => {
+  it('a session that is lost is ended and replaced with backoff; a disposed session can no longer say it is lost', async () => {
     const t = setup();
     t.connection.start();
     const first = await t.succeed();
     const old = t.sessions[0] as FakeSession;
 
-    t.connection.lost(old, 'the SSE stream ended', true);
+    old.lost('the SSE stream ended', true);
     expect(old.dispose).toHaveBeenCalledWith(false);
     expect(t.source.release).toHaveBeenCalledWith(first, true);
     expect(t.connection.session).toBeUndefined();
@@ -235,7 +251,7 @@ describe('Connection', () => {
     expect(t.connection.session).toBe(current);
 
     const events = t.emit.mock.calls.length;
-    t.connection.lost(old, 'late news from the old client', true);
+    old.lost('late news from the old client', true);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(t.connection.state.phase).toBe('ready');
     expect(t.connection.session).toBe(current);
@@ -268,7 +284,7 @@ describe('Connection', () => {
     const t = setup({ reconnectable: false });
     t.connection.start();
     await t.succeed();
-    t.connection.lost(t.sessions[0] as FakeSession, 'the transport closed', false);
+    (t.sessions[0] as FakeSession).lost('the transport closed', false);
     expect(t.connection.state.phase).toBe('error');
     expect(t.connection.state.error).toMatchObject({ code: 'CONNECTION_LOST' });
     expect(t.connection.state.error?.message).toContain('reconnect()');
@@ -492,7 +508,7 @@ describe('Connection', () => {
     await t.fail();
     await vi.advanceTimersByTimeAsync(BACKOFF.initialDelayMs);
     await t.succeed();
-    t.connection.lost(t.sessions[1] as FakeSession, 'gone', false);
+    (t.sessions[1] as FakeSession).lost('gone', false);
     await t.connection.dispose();
 
     const states = t.states();
@@ -520,21 +536,21 @@ describe('Connection', () => {
     expect(t.connection.state.attempt).toBe(0); // the displayed count restarts…
 
     let at = Date.now();
-    t.connection.lost(t.sessions[1] as FakeSession, 'dropped at once', false);
+    (t.sessions[1] as FakeSession).lost('dropped at once', false);
     // …but the backoff position survived: 2000, not 1000.
     expect((t.connection.state.nextRetryAt as number) - at).toBe(2000);
     await vi.advanceTimersByTimeAsync(2000);
     await t.succeed();
 
     at = Date.now();
-    t.connection.lost(t.sessions[2] as FakeSession, 'dropped again', false);
+    (t.sessions[2] as FakeSession).lost('dropped again', false);
     expect((t.connection.state.nextRetryAt as number) - at).toBe(4000);
     await vi.advanceTimersByTimeAsync(4000);
     await t.succeed();
 
     await vi.advanceTimersByTimeAsync(BACKOFF.maxDelayMs);
     at = Date.now();
-    t.connection.lost(t.sessions[3] as FakeSession, 'dropped after a long life', false);
+    (t.sessions[3] as FakeSession).lost('dropped after a long life', false);
     expect((t.connection.state.nextRetryAt as number) - at).toBe(BACKOFF.initialDelayMs);
   });
 

@@ -178,66 +178,71 @@ describe('Diagnostics', () => {
   });
 
   describe('subscribed but silent', () => {
-    const read = (phase: 'start' | 'success', changed?: boolean) =>
-      at({ type: 'read', phase, uri: 'a://1', ...(changed !== undefined && { changed }) });
+    const read = (phase: 'start' | 'success', digest?: string) =>
+      at({ type: 'read', phase, uri: 'a://1', ...(digest !== undefined && { digest }) });
 
-    /** a://1 wanted and covered, read twice with no notification between: a comparison is due. */
+    /** a://1 wanted and covered, read once (content "v1"), and a second read under way. */
     function coveredAndReadTwice() {
-      const d = fed(want('a://1'), coverage(['a://1']), read('start'), read('success'));
-      expect(d.wantsComparison('a://1')).toBe(false); // no previous read to compare with
+      const d = fed(want('a://1'), coverage(['a://1']), read('start'), read('success', 'v1'));
       d.apply(read('start'));
       return d;
     }
 
+    const silent = (d: Diagnostics) => d.getSnapshot().resources[0]?.silentChanges;
+
     it('new content found by a read, covered throughout and unannounced, counts as silent after the 2 s grace', async () => {
       const d = coveredAndReadTwice();
-      expect(d.wantsComparison('a://1')).toBe(true);
-      d.apply(read('success', true));
+      d.apply(read('success', 'v2'));
       await vi.advanceTimersByTimeAsync(1999);
-      expect(d.getSnapshot().resources[0]?.silentChanges).toBe(0);
+      expect(silent(d)).toBe(0);
       await vi.advanceTimersByTimeAsync(1);
-      expect(d.getSnapshot().resources[0]?.silentChanges).toBe(1);
+      expect(silent(d)).toBe(1);
       expect(d.getSnapshot().checks.find((c) => c.id === 'silent')?.ok).toBe(false);
     });
 
     it('a notification within the grace announces the change: not silent', async () => {
       const d = coveredAndReadTwice();
-      d.apply(read('success', true));
+      d.apply(read('success', 'v2'));
       await vi.advanceTimersByTimeAsync(1500);
       d.apply(updated('a://1', true));
       await vi.advanceTimersByTimeAsync(10_000);
-      expect(d.getSnapshot().resources[0]?.silentChanges).toBe(0);
+      expect(silent(d)).toBe(0);
     });
 
-    it('unchanged content is not silent', async () => {
+    it('unchanged content (the same digest) is not silent', async () => {
       const d = coveredAndReadTwice();
-      d.apply(read('success', false));
+      d.apply(read('success', 'v1'));
       await vi.advanceTimersByTimeAsync(10_000);
-      expect(d.getSnapshot().resources[0]?.silentChanges).toBe(0);
+      expect(silent(d)).toBe(0);
     });
 
-    it('asks for no comparison after a notification, a new coverage, or without coverage', () => {
+    it('new content is not silent after a notification, across a new coverage, without coverage, or on the first read', async () => {
       const notified = coveredAndReadTwice();
       notified.apply(updated('a://1', true));
-      notified.apply(read('success'));
+      notified.apply(read('success', 'v2'));
       notified.apply(read('start'));
-      expect(notified.wantsComparison('a://1')).toBe(false);
+      notified.apply(read('success', 'v3'));
 
       const recovered = fed(want('a://1'), coverage(['a://1']), read('start'));
+      recovered.apply(read('success', 'v1'));
       recovered.apply(coverage([], ['a://1']));
       recovered.apply(coverage(['a://1']));
       recovered.apply(read('start'));
-      expect(recovered.wantsComparison('a://1')).toBe(false);
+      recovered.apply(read('success', 'v2'));
 
       const uncovered = coveredAndReadTwice();
       uncovered.apply(coverage([], ['a://1']));
-      expect(uncovered.wantsComparison('a://1')).toBe(false);
-      expect(fed().wantsComparison('a://1')).toBe(false);
+      uncovered.apply(read('success', 'v2'));
+
+      const first = fed(want('a://1'), coverage(['a://1']), read('start'), read('success', 'v1'));
+
+      await vi.advanceTimersByTimeAsync(10_000);
+      for (const d of [notified, recovered, uncovered, first]) expect(silent(d)).toBe(0);
     });
 
     it('quiet lists the covered, wanted URIs with no notification and no read for the period', async () => {
       const d = fed(want('a://1'), want('b://2'), want('c://3'), coverage(['a://1', 'b://2']));
-      d.apply(read('success'));
+      d.apply(read('success', 'v1'));
       d.apply(at({ type: 'read', phase: 'success', uri: 'b://2' }));
       d.apply(at({ type: 'read', phase: 'success', uri: 'c://3' })); // not covered
       vi.advanceTimersByTime(5000);

@@ -7,9 +7,17 @@ const LINGER_MS = 1000;
 function setup() {
   const emit = vi.fn((_event: McpEventInput) => {});
   const onFlush = vi.fn((_desire: Desire) => {});
-  const registry = new InterestRegistry({ lingerMs: LINGER_MS, emit, onFlush });
+  const life = new AbortController();
+  const registry = new InterestRegistry({
+    lingerMs: LINGER_MS,
+    emit,
+    onFlush,
+    signal: life.signal,
+  });
   return {
     registry,
+    /** The owner's lifetime ends. */
+    end: () => life.abort(),
     emit,
     onFlush,
     /** The `interest` events so far, as [uri, refs, wanted]. */
@@ -186,14 +194,14 @@ describe('InterestRegistry', () => {
     expect(t.interest()).toEqual([]);
   });
 
-  it('dispose stops everything: no flush, no linger end, and later holds are no-ops', async () => {
+  it('the end of its lifetime stops everything: no flush, no linger end, and later holds are no-ops', async () => {
     const t = setup();
     const release = t.registry.holdUri('a://1');
     await tick();
     release(); // lingering
     t.registry.holdUri('b://2'); // a flush is scheduled
     const events = t.emit.mock.calls.length;
-    t.registry.dispose();
+    t.end();
     await tick();
     await vi.advanceTimersByTimeAsync(10 * LINGER_MS);
     expect(t.onFlush).toHaveBeenCalledTimes(1);

@@ -100,13 +100,15 @@ function setup(
     },
   };
   const retention = new Retention();
+  const life = new AbortController();
   const channel = new ListenChannel(client, report, {
+    signal: life.signal,
     backoff: BACKOFF,
     ackTimeoutMs: ACK_TIMEOUT_MS,
     capabilities,
     retention,
     releaseAfterMs: RELEASE_AFTER_MS,
-    random,
+    clock: { now: () => Date.now(), random },
   });
   const stream = (n: number) => {
     const found = streams[n - 1];
@@ -115,6 +117,11 @@ function setup(
   };
   return {
     channel,
+    /** The session ends: the channel's lifetime is over, then it closes what is open. */
+    async end() {
+      life.abort();
+      await channel.close();
+    },
     client,
     streams,
     stream,
@@ -344,7 +351,7 @@ describe('ListenChannel', () => {
     expect(t.stream(3).filter.resourceSubscriptions).toEqual(['a://1', 'b://2']);
   });
 
-  it('dispose closes the current stream, stops retries, and closes a stream acknowledged afterwards', async () => {
+  it('the end of its session closes the current stream, stops retries, closes a stream acknowledged afterwards, and reports nothing more', async () => {
     const t = setup();
     t.channel.update(desire(['a://1']));
     await t.stream(1).ack();
@@ -354,25 +361,24 @@ describe('ListenChannel', () => {
     await t.stream(2).ack();
     t.channel.update(desire(['a://1', 'b://2', 'c://3'])); // stream 3 opening
 
-    await t.channel.dispose();
+    await t.end();
     expect(t.stream(2).close).toHaveBeenCalledTimes(1);
-    expect(t.status().state).toBe('closed');
-    expect(t.channel.mayCover('a://1')).toBe(false);
-    expect(t.channel.mayCoverList('resources')).toBe(false);
+    const reports = () => [t.statuses.length, t.log.filter((l) => l.startsWith('coverage')).length];
+    const reported = reports();
 
     await t.stream(3).ack();
     expect(t.stream(3).close).toHaveBeenCalledTimes(1);
-    t.channel.update(desire(['d://4']));
+    await t.stream(2).end('remote');
     await vi.advanceTimersByTimeAsync(10 * RELEASE_AFTER_MS);
     expect(t.client.listen).toHaveBeenCalledTimes(3);
-    expect(t.status().state).toBe('closed');
+    expect(reports()).toEqual(reported);
   });
 
-  it('dispose during a backoff wait: the retry never fires', async () => {
+  it('the end of its session during a backoff wait: the retry never fires', async () => {
     const t = setup();
     t.channel.update(desire(['a://1']));
     await t.stream(1).fail(new Error('down'));
-    await t.channel.dispose();
+    await t.end();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(t.client.listen).toHaveBeenCalledTimes(1);
   });

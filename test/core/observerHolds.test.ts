@@ -14,7 +14,13 @@ function setup(keys: McpKeys = mcpKeys, { listen = true } = {}) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const emit = vi.fn((_event: McpEventInput) => {});
   const onFlush = vi.fn((_desire: Desire) => {});
-  const interest = new InterestRegistry({ lingerMs: LINGER_MS, emit, onFlush });
+  const life = new AbortController();
+  const interest = new InterestRegistry({
+    lingerMs: LINGER_MS,
+    emit,
+    onFlush,
+    signal: life.signal,
+  });
   const holds = new ObserverHolds(keys, interest);
   const cache = client.getQueryCache();
   let stop: (() => void) | undefined;
@@ -50,7 +56,7 @@ function setup(keys: McpKeys = mcpKeys, { listen = true } = {}) {
       for (const unmount of observers) unmount();
       stop?.();
       holds.dispose();
-      interest.dispose();
+      life.abort();
       client.clear();
     },
   };

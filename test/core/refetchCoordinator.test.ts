@@ -1,9 +1,9 @@
-import { QueryClient, type QueryKey, QueryObserver } from '@tanstack/query-core';
+import { QueryClient, QueryObserver } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RefetchCoordinator } from '../../src/core/refetchCoordinator';
 
 /** A fake source whose reads the test finishes by hand, one at a time. */
-function controlledSource(coordinator: () => RefetchCoordinator, key: QueryKey) {
+function controlledSource() {
   let version = 0;
   const pending: Array<() => void> = [];
   let reads = 0;
@@ -23,7 +23,6 @@ function controlledSource(coordinator: () => RefetchCoordinator, key: QueryKey) 
     },
     queryFn: () => {
       reads += 1;
-      coordinator().readStarted(key, true);
       const seen = version;
       return new Promise<string>((resolve) => pending.push(() => resolve(`v${seen}`)));
     },
@@ -36,12 +35,15 @@ describe('RefetchCoordinator', () => {
   let client: QueryClient;
   let coordinator: RefetchCoordinator;
   const key = ['resource', 'a://1'];
+  /** Whether the server covers the key now (what the bridge would say). */
+  let covering = true;
 
-  function setup() {
+  function setup({ covered = true } = {}) {
+    covering = covered;
     client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    coordinator = new RefetchCoordinator(client);
+    coordinator = new RefetchCoordinator(client, () => covering);
     client.getQueryCache().subscribe((event) => coordinator.onCacheEvent(event));
-    const source = controlledSource(() => coordinator, key);
+    const source = controlledSource();
     const observer = new QueryObserver(client, {
       queryKey: key,
       queryFn: source.queryFn,
@@ -107,16 +109,54 @@ describe('RefetchCoordinator', () => {
   });
 
   it('coverage re-reads only data read before the coverage began', async () => {
-    const { source } = setup(); // its queryFn reports reads as covered
+    const { source } = setup(); // read under coverage
     source.finishOne();
     await tick();
-    coordinator.covered([key]);
+    coordinator.covered([{ key, awaited: false }]);
     expect(source.reads).toBe(1);
 
     coordinator.uncovered([key]);
-    coordinator.covered([key]);
+    coordinator.covered([{ key, awaited: false }]);
     expect(source.reads).toBe(2);
     source.finishOne();
     await tick();
+  });
+
+  it('a read learns it started from the QueryCache: a signal before it costs nothing more, one during it one trailing read', async () => {
+    const { source } = setup();
+    source.finishOne();
+    await tick();
+    coordinator.signal(key); // starts read 2 (the fetch action resets the dirty mark)
+    expect(source.reads).toBe(2);
+    source.finishOne();
+    await tick();
+    expect(source.reads).toBe(2);
+  });
+
+  it('a read waiting for coverage when it comes is the one read: no second read (rule 4)', async () => {
+    const { source } = setup({ covered: false }); // the first load starts uncovered, and waits
+    covering = true;
+    coordinator.covered([{ key, awaited: true }]);
+    source.finishOne();
+    await tick();
+    expect(source.reads).toBe(1);
+    // It counts as read under coverage: losing and regaining it re-reads once.
+    coordinator.uncovered([key]);
+    coordinator.covered([{ key, awaited: false }]);
+    expect(source.reads).toBe(2);
+    source.finishOne();
+    await tick();
+  });
+
+  it('coverage gained during a read that was not waiting for it re-reads once the read settles', async () => {
+    const { source } = setup({ covered: false });
+    covering = true;
+    coordinator.covered([{ key, awaited: false }]); // the read may have gone out before
+    source.finishOne();
+    await tick();
+    expect(source.reads).toBe(2);
+    source.finishOne();
+    await tick();
+    expect(source.reads).toBe(2);
   });
 });

@@ -64,16 +64,23 @@ function setup({
   const want = new Set(wanted);
   const wantLists = new Set<NotifiedList>(['resources', ...lists]);
   const emit = vi.fn((_event: McpEventInput) => {});
-  const host = {
-    emit,
-    desire: () => ({ uris: [...want].sort(), held: new Set(want), lists: new Set(wantLists) }),
-    wants: (uri: string) => want.has(uri),
-    wantsList: (list: NotifiedList) => wantLists.has(list),
+  const changes = {
     changed: vi.fn((_uri: string) => {}),
     listChanged: vi.fn(),
     coverageChanged: vi.fn(),
+  };
+  const host = {
+    emit,
+    wanted: {
+      desire: () => ({ uris: [...want].sort(), held: new Set(want), lists: new Set(wantLists) }),
+      wants: (uri: string) => want.has(uri),
+      wantsList: (list: NotifiedList) => wantLists.has(list),
+    },
+    changes,
     lost: vi.fn(),
-  } satisfies SessionHost;
+    // Flattened for the assertions below.
+    ...changes,
+  } satisfies SessionHost & typeof changes;
   // Only the options whenCovered and the channel need (the rest is off when absent).
   const options = {
     backoff: { initialDelayMs: 1000, maxDelayMs: 8000 },
@@ -82,8 +89,8 @@ function setup({
     retention: new Retention(),
     releaseAfterMs: 60_000,
     history: { reopenCount: 0, lastCloseReason: undefined },
-    random: () => 1,
-  } as SessionOptions;
+    clock: { now: () => Date.now(), random: () => 1 },
+  } satisfies SessionOptions;
   const session = new Session(fake.client, host, options, false);
   const events = (type: string) =>
     emit.mock.calls.map(([event]) => event).filter((event) => event.type === type);
@@ -123,8 +130,13 @@ describe('Session', () => {
       expect(seen.state).toBe('resolved');
       expect(t.session.isCovered('a://1')).toBe(true);
       expect(t.events('coverage').at(-1)).toMatchObject({ acknowledged: ['a://1'], lost: [] });
+      // The read was waiting for exactly this: it goes out covered, as the one read (rule 4).
       expect(t.host.coverageChanged).toHaveBeenCalledWith(
-        expect.objectContaining({ gained: ['a://1'], lost: [] }),
+        expect.objectContaining({
+          gained: ['a://1'],
+          lost: [],
+          awaited: { uris: new Set(['a://1']), lists: new Set() },
+        }),
       );
       // Covered now: a read goes ahead at once.
       expect(t.session.whenCovered({ uri: 'a://1' }, signal())).toBeUndefined();
@@ -180,6 +192,7 @@ describe('Session', () => {
       await vi.advanceTimersByTimeAsync(0);
       expect([aborted.state, ended.state]).toEqual(['resolved', 'pending']);
       await t.session.dispose(true);
+      await vi.advanceTimersByTimeAsync(0);
       expect(ended.state).toBe('resolved');
       expect(t.session.whenCovered({ uri: 'a://1' }, signal())).toBeUndefined();
     });
@@ -239,8 +252,8 @@ describe('Session', () => {
     t.session.transportObserver.sessionLost('stream could not be resumed', false);
     t.session.transportObserver.sessionLost('HTTP 404', true);
     expect(t.host.lost.mock.calls).toEqual([
-      [t.session, 'stream could not be resumed', true],
-      [t.session, 'HTTP 404', false],
+      ['stream could not be resumed', true],
+      ['HTTP 404', false],
     ]);
   });
 

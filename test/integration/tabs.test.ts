@@ -11,6 +11,7 @@ import { callTool, createServerRequests, type ServerRequests } from '../../src/c
 import type { McpEvent, McpEventOf } from '../../src/core/events';
 import { internalsOf } from '../../src/core/internals';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
+import { identityOf } from '../../src/core/partition';
 import { type ShareAcrossTabsOptions, shareAcrossTabs } from '../../src/tabs';
 import { ResourceStore, type TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
@@ -108,7 +109,7 @@ async function expectOneConnection(server: TestServer, era: 'modern' | 'legacy')
 
 const leaderOf = (tabs: Tab[]) => tabs.filter((tab) => tab.tabs()?.leader === true);
 
-const requestsOf = (tab: Tab) => internalsOf(tab.sync).options.serverRequests as ServerRequests;
+const requestsOf = (tab: Tab) => internalsOf(tab.sync).serverRequests as ServerRequests;
 
 /**
  * Two tabs that let the server ask (an `ask` tool), the follower's form mounted (`requests`:
@@ -422,8 +423,8 @@ describe('tab sharing, whatever the server', () => {
   // A tab that said hello and died before its lock was seen: the first grant comes too early to
   // tell (the tab may not hold its lock yet), so the leader asks again a moment later.
   it('a tab that joined and died at once leaves the group after a moment, without the liveness timer', async () => {
-    const { leader } = await groupOfTwo();
-    const { connection } = internalsOf(leader.sync).identity();
+    const { server, leader } = await groupOfTwo();
+    const { connection } = identityOf({ url: server.url });
     const ghost = new BroadcastChannel(`mcp-react-query|${connection}||`);
     cleanups.push(() => ghost.close());
     ghost.postMessage({ type: 'hello', tab: 'ghost' });

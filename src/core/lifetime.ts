@@ -1,0 +1,45 @@
+/**
+ * Lifetimes are AbortSignals. Whatever a session, a stream, a connection
+ * attempt or a tab membership hands out (callbacks, timers, reads) is bound
+ * to its signal here, so stale work is recognised in one place instead of
+ * by a `disposed` flag checked at every call site.
+ */
+
+/** `fn`, while `signal` is not aborted; afterwards calls do nothing. */
+export function whileAlive<A extends unknown[]>(
+  signal: AbortSignal,
+  fn: (...args: A) => void,
+): (...args: A) => void {
+  return (...args) => {
+    if (!signal.aborted) fn(...args);
+  };
+}
+
+/** `fn` after `ms`, unless `signal` aborts first. Returns what cancels it. */
+export function delay(signal: AbortSignal, ms: number, fn: () => void): () => void {
+  const timer = setTimeout(() => {
+    signal.removeEventListener('abort', cancel);
+    if (!signal.aborted) fn();
+  }, ms);
+  const cancel = () => clearTimeout(timer);
+  signal.addEventListener('abort', cancel, { once: true });
+  return () => {
+    cancel();
+    signal.removeEventListener('abort', cancel);
+  };
+}
+
+/** A lifetime inside `parent`: it ends when the parent does, or by itself. */
+export function within(parent: AbortSignal): AbortController {
+  const child = new AbortController();
+  const follow = () => child.abort(parent.reason);
+  if (parent.aborted) {
+    follow();
+  } else {
+    parent.addEventListener('abort', follow, { once: true });
+    child.signal.addEventListener('abort', () => parent.removeEventListener('abort', follow), {
+      once: true,
+    });
+  }
+  return child;
+}

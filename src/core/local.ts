@@ -1,0 +1,222 @@
+import type { CallToolResult, Client, ReadResourceResult } from '@modelcontextprotocol/client';
+import { hashKey, type QueryClient, type QueryKey } from '@tanstack/query-core';
+import type { CacheBridge } from './cacheBridge';
+import type { Clock } from './clock';
+import { createConnection } from './connect';
+import type { Connection } from './connection';
+import { errorMessage, invalidUriError, isValidUri, McpQueryError } from './errors';
+import type { Emit } from './events';
+import type { InterestRegistry } from './interest';
+import type { McpKeys } from './keys';
+import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
+import { DEFAULTS, type McpCacheSyncOptions } from './options';
+import { checkContents, digest } from './readResult';
+import type { Session } from './session';
+import { callOn } from './tools';
+import type { CallToolVariables, LocalUpstreamControl } from './upstream';
+
+/** How long a first load nobody observed keeps its URI held after the read. */
+const FIRST_LOAD_GRACE_MS = 5000;
+
+export interface LocalUpstreamParts {
+  queryClient: QueryClient;
+  keys: McpKeys;
+  interest: InterestRegistry;
+  bridge: CacheBridge;
+  emit: Emit;
+  clock: Clock;
+  /** Called when something needs the connection: starts it, unless a provider's mount does. */
+  demand(): void;
+}
+
+type Target = { uri: string } | { list: NotifiedList };
+
+/**
+ * This tab's own connection as an upstream: reads and list fetches (the
+ * query functions), tool calls and coverage, on the ready session. A read
+ * waits for the coverage being set up for its target (one read, not two:
+ * rule 4), bypasses the SDK's own cache (rule 7), checks what comes back
+ * (rule 8), and is fenced by its signal: the query's own, combined with the
+ * serving McpCacheSync's (routing.ts).
+ */
+export class LocalUpstream implements LocalUpstreamControl {
+  readonly #parts: LocalUpstreamParts;
+  readonly #connection: Connection<Session>;
+  readonly #timeoutMs: number;
+  readonly #toolTimeoutMs: number;
+
+  constructor(options: McpCacheSyncOptions, parts: LocalUpstreamParts) {
+    this.#parts = parts;
+    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+    this.#toolTimeoutMs = options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
+    this.#connection = createConnection(options, parts);
+  }
+
+  /** The connection itself, for the McpCacheSync's state, reconnect and sign-in. */
+  get connection(): Connection<Session> {
+    return this.#connection;
+  }
+
+  query(key: QueryKey, signal: AbortSignal): Promise<unknown> {
+    const { keys } = this.#parts;
+    const list = keys.listOf(key);
+    if (list) return this.#list(list, signal);
+    if (isResourceKey(keys, key)) return this.#read(key[key.length - 1], key, signal);
+    return Promise.reject(
+      new McpQueryError('UNKNOWN_KEY', `not an MCP query key: ${JSON.stringify(key)}`),
+    );
+  }
+
+  async callTool(variables: CallToolVariables): Promise<CallToolResult> {
+    const session = await this.#ready(variables.signal);
+    try {
+      return await callOn(session.client, variables, this.#toolTimeoutMs);
+    } catch (error) {
+      this.#connection.unauthorizedIf(session, error);
+      throw error;
+    }
+  }
+
+  interest(): void {
+    this.#connection.session?.update(this.#parts.interest.desire());
+  }
+
+  isCovered(uri: string): boolean {
+    return this.#connection.session?.isCovered(uri) ?? false;
+  }
+
+  isListCovered(list: NotifiedList): boolean {
+    return this.#connection.session?.isListCovered(list) ?? false;
+  }
+
+  async client(signal?: AbortSignal): Promise<Client> {
+    return (await this.#ready(signal)).client;
+  }
+
+  readyClient(): Client | undefined {
+    return this.#connection.session?.client;
+  }
+
+  start(): void {
+    this.#connection.start();
+  }
+
+  stop(): Promise<void> {
+    return this.#connection.stop();
+  }
+
+  dispose(): Promise<void> {
+    return this.#connection.dispose();
+  }
+
+  async #read(uri: unknown, key: QueryKey, signal: AbortSignal): Promise<ReadResourceResult> {
+    if (!isValidUri(uri)) throw invalidUriError(uri);
+    const { emit } = this.#parts;
+    const release = this.#holdForFirstLoad(uri, key);
+    try {
+      const session = await this.#covered({ uri }, signal);
+      emit({ type: 'read', phase: 'start', uri });
+      try {
+        // TanStack Query is the only cache: the SDK's own TTL cache could
+        // answer a post-notification read with the content it replaces.
+        const result = await session.client.readResource(
+          { uri },
+          { cacheMode: 'bypass', signal, timeout: this.#timeoutMs },
+        );
+        checkContents(uri, result);
+        // Replaced, disposed or another identity meanwhile: not ours to write.
+        signal.throwIfAborted();
+        emit({ type: 'read', phase: 'success', uri, digest: digest(result.contents) });
+        return result;
+      } catch (error) {
+        if (!signal.aborted) {
+          emit({ type: 'read', phase: 'error', uri, error: errorMessage(error) });
+          this.#connection.unauthorizedIf(session, error);
+        }
+        throw error;
+      }
+    } finally {
+      if (release) {
+        const timer = setTimeout(release, FIRST_LOAD_GRACE_MS);
+        (timer as { unref?: () => void }).unref?.();
+      }
+    }
+  }
+
+  async #list(kind: ListKind, signal: AbortSignal): Promise<unknown[]> {
+    const { bridge, emit } = this.#parts;
+    const session = await this.#covered({ list: notifiedBy[kind] }, signal);
+    emit({ type: 'list', list: kind, phase: 'start' });
+    try {
+      const page = await fetchList(session.client, kind, { signal, timeout: this.#timeoutMs });
+      signal.throwIfAborted();
+      bridge.listFetched(kind, page.ttlMs);
+      emit({ type: 'list', list: kind, phase: 'success', count: page.items.length });
+      return page.items;
+    } catch (error) {
+      if (!signal.aborted) {
+        emit({ type: 'list', list: kind, phase: 'error', error: errorMessage(error) });
+        this.#connection.unauthorizedIf(session, error);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The ready session, waiting (bounded) through connecting. A provider that
+   * has not mounted yet is waited for, except while rendering on the server,
+   * where nothing mounts.
+   */
+  #ready(signal: AbortSignal | undefined): Promise<Session> {
+    this.#parts.demand();
+    const connection = this.#connection;
+    if (connection.session) return Promise.resolve(connection.session);
+    if (!connection.started && typeof document === 'undefined') {
+      return Promise.reject(
+        new McpQueryError(
+          'NOT_STARTED',
+          'McpProvider does not connect while rendering on the server',
+        ),
+      );
+    }
+    return connection.whenReady(signal, this.#timeoutMs);
+  }
+
+  /**
+   * The session to read on, once the coverage being set up for `target` is
+   * acknowledged. If the connection was replaced meanwhile, the read goes to
+   * the new one without waiting again (a server whose streams keep dying
+   * must still be readable; coverage, if it ever comes, re-reads anyway).
+   */
+  async #covered(target: Target, signal: AbortSignal): Promise<Session> {
+    const session = await this.#ready(signal);
+    const waiting = session.whenCovered(target, signal);
+    if (!waiting) return session;
+    await waiting;
+    // Cancelled while waiting (unmounted, StrictMode): no read starts, none is reported.
+    signal.throwIfAborted();
+    return session.signal.aborted ? this.#ready(signal) : session;
+  }
+
+  /**
+   * A first load nobody observes yet — a prefetch, a loader, a suspended
+   * render (which mounts its observer only once the data is there, and React
+   * may hold back revealing it for a few hundred ms) — holds its URI while
+   * it reads and for a grace period after, so it waits for the subscription
+   * like any other read (one read, not two) and the observer that mounts
+   * next finds it still covered. One that never comes lets go.
+   */
+  #holdForFirstLoad(uri: string, key: QueryKey): (() => void) | undefined {
+    const { queryClient, interest } = this.#parts;
+    const query = queryClient.getQueryCache().get(hashKey(key));
+    if (!query || query.state.data !== undefined || query.observers.length > 0) return undefined;
+    if (interest.wants(uri)) return undefined;
+    return interest.holdUri(uri);
+  }
+}
+
+/** A resource key of this scope, whatever its URI (an invalid one is an error with no request, rule 8). */
+function isResourceKey(keys: McpKeys, key: QueryKey): boolean {
+  const prefix = keys.resourcePrefix();
+  return key.length === prefix.length + 1 && prefix.every((part, i) => key[i] === part);
+}

@@ -57,11 +57,11 @@ export function createConnection(
     requestTimeoutMs,
     emit,
     clock,
-    open: (fresh, observed, lost) => {
+    open: (fresh, observed, control) => {
       const { reconnects, lastLoss } = connection.state;
       return new Session(
         fresh,
-        { emit, wanted: interest, changes: bridge, lost },
+        { emit, wanted: interest, changes: bridge, ...control },
         {
           backoff,
           ackTimeoutMs: options.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs,

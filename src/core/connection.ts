@@ -6,8 +6,9 @@ import { McpQueryError } from './errors';
 import type { ConnectionSnapshot, Emit } from './events';
 import { classifyFailure, notConnected } from './failure';
 import type { TransportObserver } from './httpTransport';
-import { within } from './lifetime';
+import { whileAlive, within } from './lifetime';
 import { RetryTimer } from './retryTimer';
+import type { SessionControl } from './session';
 import { INITIAL_CONNECTION } from './state';
 import { settleWithin, Waiters } from './waiters';
 
@@ -28,10 +29,11 @@ export interface ConnectionOptions<S extends SessionLike> {
   backoff: BackoffOptions;
   requestTimeoutMs: number;
   /**
-   * A session for a fresh client, before any of its requests. `lost`: how
-   * the session says it can no longer deliver.
+   * A session for a fresh client, before any of its requests. `control`:
+   * how the session tells its connection it was lost, or that a request
+   * failed (the session calls it only while it lives).
    */
-  open(client: Client, observed: boolean, lost: (reason: string, endSession: boolean) => void): S;
+  open(client: Client, observed: boolean, control: SessionControl): S;
   emit: Emit;
   clock: Clock;
 }
@@ -80,6 +82,7 @@ export class Connection<S extends SessionLike> {
   /** Consecutive attempts that failed in a way retrying does not fix. */
   #permanentFailures = 0;
   #readyAt = 0;
+  #disposed: Promise<void> | undefined;
 
   constructor(options: ConnectionOptions<S>) {
     this.#options = options;
@@ -152,8 +155,12 @@ export class Connection<S extends SessionLike> {
    * closed and a 2025 session ended on the server, including one whose
    * handshake was still in flight.
    */
-  async dispose(): Promise<void> {
-    if (this.#life.signal.aborted) return;
+  dispose(): Promise<void> {
+    this.#disposed ??= this.#dispose();
+    return this.#disposed;
+  }
+
+  async #dispose(): Promise<void> {
     this.#life.abort();
     this.#run = undefined;
     const ending = this.#end(true, true);
@@ -191,17 +198,6 @@ export class Connection<S extends SessionLike> {
     this.#scheduleRetry(new McpQueryError('CONNECTION_LOST', reason));
   }
 
-  /**
-   * A request on the ready connection was refused for want of credentials
-   * (the token expired and could not be refreshed): wait for the user.
-   */
-  unauthorized(session: S, error: Error): void {
-    // A request of a session that was replaced meanwhile says nothing of the new one.
-    if (session.signal.aborted) return;
-    this.#end(false);
-    this.#set({ phase: 'unauthorized', error, nextRetryAt: undefined });
-  }
-
   /** Signing in failed: `error` if it cannot work as configured, else still unauthorized. */
   signInFailed(error: unknown): void {
     const failure = classifyFailure(error, this.#options.label);
@@ -212,10 +208,16 @@ export class Connection<S extends SessionLike> {
     });
   }
 
-  /** A request on the ready connection failed: if for want of credentials, wait for them. */
-  unauthorizedIf(session: S, error: unknown): void {
+  /**
+   * A request on the ready session failed: if it was refused for want of
+   * credentials (the token expired and could not be refreshed), wait for
+   * the user.
+   */
+  #requestFailed(error: unknown): void {
     const failure = classifyFailure(error, this.#options.label);
-    if (failure.kind === 'unauthorized') this.unauthorized(session, failure.error);
+    if (failure.kind !== 'unauthorized') return;
+    this.#end(false);
+    this.#set({ phase: 'unauthorized', error: failure.error, nextRetryAt: undefined });
   }
 
   #final(): boolean {
@@ -235,35 +237,43 @@ export class Connection<S extends SessionLike> {
   /** One attempt, made in `run`: it becomes the session only if `run` is still current. */
   async #try(run: AbortSignal): Promise<void> {
     const { source, open, requestTimeoutMs } = this.#options;
+    const control: SessionControl = {
+      lost: (reason, end) => this.#lost(reason, end),
+      failed: (error) => this.#requestFailed(error),
+    };
     let session: S | undefined;
     let client: Client | undefined;
+    let failure: { error: unknown } | undefined;
     try {
       client = await source.connect((fresh, observed) => {
         this.#connecting = fresh;
-        const lost = (reason: string, end: boolean) => this.#lost(reason, end);
-        session = open(fresh, observed, lost);
+        session = open(fresh, observed, control);
         return session.transportObserver;
       }, requestTimeoutMs);
     } catch (error) {
-      this.#connecting = undefined;
-      await session?.dispose(this.#life.signal.aborted);
-      if (!run.aborted) this.#failed(error);
-      return;
+      failure = { error };
     }
     this.#connecting = undefined;
-    const ready = session as S;
+    // Stopped or disposed meanwhile: what the attempt made is closed, not used.
     if (run.aborted) {
-      await Promise.all([ready.dispose(true), source.release(client, true)]);
+      await Promise.all([session?.dispose(true), client && source.release(client, true)]);
       return;
     }
+    if (failure) {
+      this.#failed(failure.error);
+      await session?.dispose(false);
+      return;
+    }
+    const ready = session as S;
+    const connected = client as Client;
     // Chain, don't replace: a client passed in may carry the host's own handler.
-    const previous = client.onclose;
+    const previous = connected.onclose;
+    const lost = whileAlive(ready.signal, () => this.#lost('the transport closed', false));
     const onclose = () => {
       previous?.();
-      if (!ready.signal.aborted) this.#lost('the transport closed', false);
+      lost();
     };
-    client.onclose = onclose;
-    const connected = client;
+    connected.onclose = onclose;
     this.#restoreOnclose = () => {
       if (connected.onclose === onclose) connected.onclose = previous;
     };
@@ -272,9 +282,9 @@ export class Connection<S extends SessionLike> {
     this.#permanentFailures = 0;
     this.#set({
       phase: 'ready',
-      era: client.getProtocolEra(),
-      protocolVersion: client.getNegotiatedProtocolVersion(),
-      capabilities: client.getServerCapabilities(),
+      era: connected.getProtocolEra(),
+      protocolVersion: connected.getNegotiatedProtocolVersion(),
+      capabilities: connected.getServerCapabilities(),
       error: undefined,
       attempt: 0,
       nextRetryAt: undefined,

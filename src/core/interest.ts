@@ -118,12 +118,12 @@ export class InterestRegistry {
 
   /** Hold `uri` until the returned function is called (idempotent). */
   holdUri(uri: string): () => void {
-    return this.#signal.aborted ? () => {} : this.#uris.hold(uri);
+    return this.#hold(this.#uris, uri);
   }
 
   /** Want this list's `list_changed` until the returned function is called. */
   holdList(list: NotifiedList): () => void {
-    return this.#signal.aborted ? () => {} : this.#lists.hold(list);
+    return this.#hold(this.#lists, list);
   }
 
   /** Whether `uri` is held or lingering: its notifications are wanted. */
@@ -152,6 +152,11 @@ export class InterestRegistry {
       refs: entry.refs,
       wanted: true,
     }));
+  }
+
+  /** Holds taken after the owner's end hold nothing. */
+  #hold<K>(counts: RefCounts<K>, key: K): () => void {
+    return this.#signal.aborted ? () => {} : counts.hold(key);
   }
 
   #scheduleFlush(): void {

@@ -19,27 +19,29 @@ export function whileAlive<A extends unknown[]>(
 export function delay(signal: AbortSignal, ms: number, fn: () => void): () => void {
   const timer = setTimeout(() => {
     signal.removeEventListener('abort', cancel);
-    if (!signal.aborted) fn();
+    fn();
   }, ms);
   const cancel = () => clearTimeout(timer);
-  signal.addEventListener('abort', cancel, { once: true });
+  onEnd(signal, cancel);
   return () => {
     cancel();
     signal.removeEventListener('abort', cancel);
   };
 }
 
+/** `fn` once `signal` aborts (at once, if it already has). */
+export function onEnd(signal: AbortSignal, fn: () => void): void {
+  if (signal.aborted) fn();
+  else signal.addEventListener('abort', fn, { once: true });
+}
+
 /** A lifetime inside `parent`: it ends when the parent does, or by itself. */
 export function within(parent: AbortSignal): AbortController {
   const child = new AbortController();
   const follow = () => child.abort(parent.reason);
-  if (parent.aborted) {
-    follow();
-  } else {
-    parent.addEventListener('abort', follow, { once: true });
-    child.signal.addEventListener('abort', () => parent.removeEventListener('abort', follow), {
-      once: true,
-    });
-  }
+  onEnd(parent, follow);
+  child.signal.addEventListener('abort', () => parent.removeEventListener('abort', follow), {
+    once: true,
+  });
   return child;
 }

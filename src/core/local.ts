@@ -5,9 +5,10 @@ import type { Clock } from './clock';
 import { createConnection } from './connect';
 import type { Connection } from './connection';
 import { errorMessage, invalidUriError, isValidUri, McpQueryError } from './errors';
-import type { Emit } from './events';
+import type { Emit, McpEventInput } from './events';
 import type { InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
+import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { checkContents, digest } from './readResult';
@@ -72,7 +73,7 @@ export class LocalUpstream implements LocalUpstreamControl {
     try {
       return await callOn(session.client, variables, this.#toolTimeoutMs);
     } catch (error) {
-      this.#connection.unauthorizedIf(session, error);
+      session.failed(error);
       throw error;
     }
   }
@@ -111,30 +112,23 @@ export class LocalUpstream implements LocalUpstreamControl {
 
   async #read(uri: unknown, key: QueryKey, signal: AbortSignal): Promise<ReadResourceResult> {
     if (!isValidUri(uri)) throw invalidUriError(uri);
-    const { emit } = this.#parts;
     const release = this.#holdForFirstLoad(uri, key);
     try {
-      const session = await this.#covered({ uri }, signal);
-      emit({ type: 'read', phase: 'start', uri });
-      try {
+      return await this.#request({ uri }, signal, {
+        start: { type: 'read', phase: 'start', uri },
         // TanStack Query is the only cache: the SDK's own TTL cache could
         // answer a post-notification read with the content it replaces.
-        const result = await session.client.readResource(
-          { uri },
-          { cacheMode: 'bypass', signal, timeout: this.#timeoutMs },
-        );
-        checkContents(uri, result);
-        // Replaced, disposed or another identity meanwhile: not ours to write.
-        signal.throwIfAborted();
-        emit({ type: 'read', phase: 'success', uri, digest: digest(result.contents) });
-        return result;
-      } catch (error) {
-        if (!signal.aborted) {
-          emit({ type: 'read', phase: 'error', uri, error: errorMessage(error) });
-          this.#connection.unauthorizedIf(session, error);
-        }
-        throw error;
-      }
+        run: (client) =>
+          client.readResource({ uri }, { cacheMode: 'bypass', signal, timeout: this.#timeoutMs }),
+        check: (result) => checkContents(uri, result),
+        success: (result) => ({
+          type: 'read',
+          phase: 'success',
+          uri,
+          digest: digest(result.contents),
+        }),
+        error: (error) => ({ type: 'read', phase: 'error', uri, error }),
+      });
     } finally {
       if (release) {
         const timer = setTimeout(release, FIRST_LOAD_GRACE_MS);
@@ -144,20 +138,55 @@ export class LocalUpstream implements LocalUpstreamControl {
   }
 
   async #list(kind: ListKind, signal: AbortSignal): Promise<unknown[]> {
-    const { bridge, emit } = this.#parts;
-    const session = await this.#covered({ list: notifiedBy[kind] }, signal);
-    emit({ type: 'list', list: kind, phase: 'start' });
+    const page = await this.#request({ list: notifiedBy[kind] }, signal, {
+      start: { type: 'list', list: kind, phase: 'start' },
+      run: (client) => fetchList(client, kind, { signal, timeout: this.#timeoutMs }),
+      check: () => {},
+      success: (fetched) => ({
+        type: 'list',
+        list: kind,
+        phase: 'success',
+        count: fetched.items.length,
+      }),
+      error: (error) => ({ type: 'list', list: kind, phase: 'error', error }),
+    });
+    this.#parts.bridge.listFetched(kind, page.ttlMs);
+    return page.items;
+  }
+
+  /**
+   * One request for a query, on the session that covers (or will not
+   * cover) `target`, reported as events. Its signal is the query's and the
+   * serving McpCacheSync's: what comes back after it was aborted (replaced,
+   * disposed, another identity) is not ours to write, and a cancelled
+   * request reports nothing.
+   */
+  async #request<T>(
+    target: Target,
+    signal: AbortSignal,
+    request: {
+      start: McpEventInput;
+      run(client: Client): Promise<T>;
+      check(result: T): void;
+      success(result: T): McpEventInput;
+      error(message: string): McpEventInput;
+    },
+  ): Promise<T> {
+    const { emit } = this.#parts;
+    const session = await this.#covered(target, signal);
+    const failed = whileAlive(signal, (error: unknown) => {
+      emit(request.error(errorMessage(error)));
+      session.failed(error);
+    });
+    emit(request.start);
     try {
-      const page = await fetchList(session.client, kind, { signal, timeout: this.#timeoutMs });
+      const result = await request.run(session.client);
+      request.check(result);
       signal.throwIfAborted();
-      bridge.listFetched(kind, page.ttlMs);
-      emit({ type: 'list', list: kind, phase: 'success', count: page.items.length });
-      return page.items;
+      emit(request.success(result));
+      return result;
     } catch (error) {
-      if (!signal.aborted) {
-        emit({ type: 'list', list: kind, phase: 'error', error: errorMessage(error) });
-        this.#connection.unauthorizedIf(session, error);
-      }
+      failed(error);
       throw error;
     }
   }
@@ -195,7 +224,7 @@ export class LocalUpstream implements LocalUpstreamControl {
     await waiting;
     // Cancelled while waiting (unmounted, StrictMode): no read starts, none is reported.
     signal.throwIfAborted();
-    return session.signal.aborted ? this.#ready(signal) : session;
+    return this.#connection.session ?? this.#ready(signal);
   }
 
   /**

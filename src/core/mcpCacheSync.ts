@@ -160,12 +160,9 @@ export class McpCacheSync {
    * mount → unmount → mount keeps one connection and one stream.
    */
   mount(): () => void {
-    if (this.#disposing) {
-      throw new McpQueryError('DISPOSED', 'this McpCacheSync was disposed');
-    }
+    this.#start();
     this.#holders += 1;
     clearTimeout(this.#teardown);
-    this.#start();
     let released = false;
     return () => {
       if (released) return;
@@ -237,8 +234,10 @@ export class McpCacheSync {
 
   // ── internals ────────────────────────────────────────────────────────────
 
+  /** Connect (once). A disposed McpCacheSync cannot be used again. */
   #start(): void {
-    if (this.#started || this.#disposing) return;
+    if (this.#disposing) throw new McpQueryError('DISPOSED', 'this McpCacheSync was disposed');
+    if (this.#started) return;
     this.#started = true;
     // The one that starts serves: of two built for one provider (React may
     // render twice and keep either), the mounted one takes the scope back.

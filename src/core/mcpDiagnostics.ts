@@ -2,6 +2,7 @@ import type { McpDiagnostics } from './checks';
 import { Diagnostics } from './diagnostics';
 import type { McpEvent } from './events';
 import { extendEverySync, internalsOf, type SyncInternals } from './internals';
+import { onEnd } from './lifetime';
 
 const attached = new WeakMap<object, Diagnostics>();
 
@@ -27,8 +28,7 @@ function attach(owner: object, internals: SyncInternals): Diagnostics {
     clearInterval(probe);
     diagnostics.dispose();
   };
-  if (signal.aborted) end();
-  else signal.addEventListener('abort', end, { once: true });
+  onEnd(signal, end);
   attached.set(owner, diagnostics);
   return diagnostics;
 }

@@ -33,7 +33,8 @@ export class RefetchCoordinator {
   readonly #client: QueryClient;
   readonly #isCovered: (key: QueryKey) => boolean;
   readonly #targets = new Map<string, Target>();
-  #stopped = false;
+  /** Ends at `stop()`: no signal reads anything after it. */
+  readonly #life = new AbortController();
 
   /** `isCovered`: whether the server covers a key's data right now. */
   constructor(client: QueryClient, isCovered: (key: QueryKey) => boolean) {
@@ -42,7 +43,7 @@ export class RefetchCoordinator {
   }
 
   stop(): void {
-    this.#stopped = true;
+    this.#life.abort();
     this.#targets.clear();
   }
 
@@ -52,7 +53,7 @@ export class RefetchCoordinator {
    * stale, so the next observer refetches. Not cached: nothing to do.
    */
   signal(key: QueryKey, options?: { evenIfInactive?: boolean }): SignalOutcome {
-    if (this.#stopped) return 'absent';
+    if (this.#life.signal.aborted) return 'absent';
     // By hash, not `find()`: find scans every cached query, and a flood of
     // notifications would make that quadratic.
     const query = this.#client.getQueryCache().get(hashKey(key));

@@ -40,13 +40,19 @@ export interface ChangeTarget {
   coverageChanged(change: CoverageChange): void;
 }
 
+/** What a session tells its connection (only while it lives). */
+export interface SessionControl {
+  /** This session can no longer deliver (2025: stream ended, session forgotten). */
+  lost(reason: string, endSession: boolean): void;
+  /** A request on it failed: if for want of credentials, the connection waits for them. */
+  failed(error: unknown): void;
+}
+
 /** What the engine gives every session. */
-export interface SessionHost {
+export interface SessionHost extends SessionControl {
   emit: Emit;
   wanted: Wanted;
   changes: ChangeTarget;
-  /** This session can no longer deliver (2025: stream ended, session forgotten). */
-  lost(reason: string, endSession: boolean): void;
 }
 
 export interface SessionOptions {
@@ -90,6 +96,7 @@ export class Session {
   #legacy: SubscribeChannel | undefined;
   #legacyStream: LegacyStreamState;
   #status: StreamStatus;
+  #ended: Promise<void> | undefined;
 
   constructor(client: Client, host: SessionHost, options: SessionOptions, observed: boolean) {
     this.client = client;
@@ -104,6 +111,13 @@ export class Session {
   get signal(): AbortSignal {
     return this.#life.signal;
   }
+
+  /**
+   * A request made on this session failed (a read, a call): the connection
+   * learns whether credentials are wanted, unless this session has ended
+   * meanwhile (its failure says nothing about the next one).
+   */
+  readonly failed = whileAlive(this.signal, (error: unknown) => this.#host.failed(error));
 
   /** For the HTTP transport: the 2025 stream and session as the exchanges show them. */
   readonly transportObserver: TransportObserver = {
@@ -122,7 +136,6 @@ export class Session {
 
   /** The client is connected: listen or subscribe as its era says. */
   ready(): void {
-    if (this.#channel || this.signal.aborted) return;
     const capabilities = this.client.getServerCapabilities();
     const report = {
       coverage: whileAlive(this.signal, (next: Coverage) => {
@@ -182,7 +195,6 @@ export class Session {
 
   /** What is wanted changed (one flush of the interest registry). */
   update(desire: Desire): void {
-    if (this.signal.aborted) return;
     this.#channel?.update(desire);
     this.#waiters.recheck();
   }
@@ -219,9 +231,15 @@ export class Session {
    * started reaches the cache any more. `shutdown` is the provider going
    * away (the stream is closed, not re-opening).
    */
-  async dispose(shutdown: boolean): Promise<void> {
-    if (this.signal.aborted) return;
+  dispose(shutdown: boolean): Promise<void> {
+    this.#ended ??= this.#end(shutdown);
+    return this.#ended;
+  }
+
+  async #end(shutdown: boolean): Promise<void> {
     const channel = this.#channel;
+    this.#channel = undefined;
+    this.#legacy = undefined;
     this.#applyCoverage(noCoverage);
     if (channel && this.#status.state !== 'closed') {
       this.#emitStatus({
@@ -238,7 +256,7 @@ export class Session {
 
   #pending(target: Target): boolean {
     const channel = this.#channel;
-    if (!channel || this.signal.aborted) return false;
+    if (!channel) return false;
     const { wanted } = this.#host;
     if ('uri' in target) {
       const { uri } = target;

@@ -7,6 +7,7 @@ import {
 } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpEvent } from '../core/events';
+import { delay, whileAlive, within } from '../core/lifetime';
 import { FORWARDED, type GroupLink, isGroupKey } from './link';
 import { type TabMessage, toWire, type WireCall } from './protocol';
 
@@ -35,8 +36,6 @@ interface Member {
   answering: boolean;
   /** Withdraws the request for the tab's lock (`#watch`) once the tab is no longer a member. */
   watch: AbortController;
-  /** The next request for the tab's lock, when the last was granted too early to tell. */
-  rewatch?: ReturnType<typeof setTimeout>;
 }
 
 /** A tab's lock free within this long of its joining may not have been taken yet. */
@@ -61,14 +60,15 @@ export class Leader {
   #outbox: McpEvent[] = [];
   /** Set for a moment after taking over, while the other tabs introduce themselves. */
   #settling: ReturnType<typeof setTimeout> | undefined;
+  /** From winning the leader lock to `stop()`: what the leader started ends with it. */
+  readonly #life = new AbortController();
   readonly #stops: Array<() => void> = [];
-  #stopped = false;
 
   constructor(link: GroupLink, options: LeaderOptions) {
     this.#link = link;
     this.#options = options;
     const { context, settings } = link;
-    const liveness = setInterval(() => void this.#checkLiveness(), settings.livenessMs);
+    const liveness = setInterval(() => this.#checkLiveness(), settings.livenessMs);
     this.#stops.push(
       context.bus.subscribe((event) => this.#forward(event)),
       () => clearInterval(liveness),
@@ -99,8 +99,7 @@ export class Leader {
 
   /** This tab leaves: release what it held for the others, abort their calls. */
   stop(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
+    this.#life.abort();
     for (const stop of this.#stops.splice(0)) stop();
     for (const release of this.#holds.values()) release();
     this.#holds.clear();
@@ -200,7 +199,7 @@ export class Leader {
     } catch (error) {
       reply = { type: 'reply', to: tab, id, error: toWire(error) };
     }
-    if (!this.#stopped) this.#link.send(reply);
+    this.#reply(reply);
   }
 
   async #serveCall(tab: string, id: number, variables: WireCall): Promise<void> {
@@ -224,15 +223,18 @@ export class Leader {
     } finally {
       this.#calls.delete(name);
     }
-    if (!this.#stopped) this.#link.send(reply);
+    this.#reply(reply);
   }
+
+  /** A reply to another tab's request, unless this tab no longer leads (the next leader answers). */
+  readonly #reply = whileAlive(this.#life.signal, (reply: TabMessage) => this.#link.send(reply));
 
   /** The tab's record, made (and its lock watched) when the tab is new. */
   #join(tab: string): Member {
     let member = this.#members.get(tab);
     if (!member) {
       const since = this.#link.context.clock.now();
-      member = { keys: [], since, answering: false, watch: new AbortController() };
+      member = { keys: [], since, answering: false, watch: within(this.#life.signal) };
       this.#members.set(tab, member);
       this.#watch(tab, member);
     }
@@ -246,18 +248,18 @@ export class Leader {
    */
   #watch(tab: string, member: Member): void {
     const { locks } = this.#link.settings;
-    const gone = async () => {
-      if (this.#stopped || this.#members.get(tab) !== member) return;
+    const signal = member.watch.signal;
+    // Bound to the member's watch: once it left (or this tab stopped leading), a grant means nothing.
+    const gone = whileAlive(signal, () => {
       if (this.#link.context.clock.now() - member.since < JOIN_GRACE_MS) {
-        member.rewatch = setTimeout(() => this.#watch(tab, member), JOIN_GRACE_MS);
+        delay(signal, JOIN_GRACE_MS, () => this.#watch(tab, member));
         return;
       }
       this.#leave(tab);
       this.#reconcile();
       this.#groupChanged();
-    };
-    const signal = member.watch.signal;
-    locks.request(tabLock(this.#link.name, tab), { signal }, gone).catch(() => {});
+    });
+    locks.request(tabLock(this.#link.name, tab), { signal }, async () => gone()).catch(() => {});
   }
 
   /**
@@ -268,7 +270,6 @@ export class Leader {
   #leave(tab: string): boolean {
     const member = this.#members.get(tab);
     member?.watch.abort();
-    clearTimeout(member?.rewatch);
     for (const call of this.#calls.values()) {
       if (call.tab === tab) {
         call.controller.abort(new McpQueryError('SUPERSEDED', 'the tab that made the call closed'));
@@ -282,7 +283,6 @@ export class Leader {
    * are the union. And count the tabs that answer elicitations.
    */
   #reconcile(): void {
-    if (this.#stopped) return;
     const wanted = new Map<string, QueryKey>();
     let answering = 0;
     for (const member of this.#members.values()) {
@@ -326,11 +326,18 @@ export class Leader {
   }
 
   /** Tabs that closed without a goodbye (crashed, killed) no longer hold their lock. */
-  async #checkLiveness(): Promise<void> {
+  #checkLiveness(): void {
     if (this.#members.size === 0) return;
-    const { locks, livenessMs } = this.#link.settings;
-    const snapshot = await locks.query().catch(() => undefined);
-    if (!snapshot || this.#stopped) return;
+    this.#link.settings.locks.query().then(
+      whileAlive(this.#life.signal, (snapshot: { held?: { name?: string }[] }) =>
+        this.#sweep(snapshot),
+      ),
+      () => {},
+    );
+  }
+
+  #sweep(snapshot: { held?: { name?: string }[] }): void {
+    const { livenessMs } = this.#link.settings;
     const held = new Set((snapshot.held ?? []).map((lock) => lock.name));
     const cutoff = this.#link.context.clock.now() - livenessMs;
     let gone = false;
@@ -345,7 +352,7 @@ export class Leader {
   }
 
   #groupChanged(): void {
-    if (this.#settling !== undefined || this.#stopped) return;
+    if (this.#settling !== undefined) return;
     const tabs = this.#members.size + 1;
     this.#link.send({ type: 'group', tabs, handovers: this.#options.handovers });
     this.#options.onGroup(tabs);

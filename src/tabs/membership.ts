@@ -2,6 +2,7 @@ import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { QueryCacheNotifyEvent, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpEventInput } from '../core/events';
+import { whileAlive } from '../core/lifetime';
 import type { NotifiedList } from '../core/lists';
 import type { CallToolVariables, LocalUpstreamControl, TabContext } from '../core/upstream';
 import { Waiters } from '../core/waiters';
@@ -31,7 +32,6 @@ export class Membership {
   /** Aborted on leave: cancels lock requests in the queue and releases the locks held. */
   readonly #leaving = new AbortController();
   readonly #unsubscribeCache: () => void;
-  #left = false;
   /** `leading()` calls waiting for this tab to lead or hear of a leader. */
   readonly #waiters = new Waiters();
   #handovers = 0;
@@ -54,7 +54,12 @@ export class Membership {
       send: (message) => this.#send(message),
     };
     this.#follower = new Follower(this.#link);
-    this.#channel.addEventListener('message', (event) => this.#receive(event.data as TabMessage));
+    this.#channel.addEventListener(
+      'message',
+      whileAlive(this.#leaving.signal, (event: { data: unknown }) =>
+        this.#receive(event.data as TabMessage),
+      ),
+    );
     const unsubscribeCache = context.queryClient
       .getQueryCache()
       .subscribe((event) => this.#onCacheEvent(event));
@@ -87,8 +92,7 @@ export class Membership {
    * and `successor` is the membership of the new group).
    */
   leave(successor: Membership | undefined): void {
-    if (this.#left) return;
-    this.#left = true;
+    if (this.#leaving.signal.aborted) return;
     this.#send({ type: 'bye', tab: this.tab });
     this.#leader?.stop();
     if (!this.#leading) this.#follower.unfollow();
@@ -100,7 +104,7 @@ export class Membership {
     this.#follower.handOver(successor, 'this tab left its sharing group');
     this.#leaving.abort();
     this.#channel.close();
-    this.#waiters.recheck();
+    this.#waiters.releaseAll();
   }
 
   /**
@@ -123,7 +127,7 @@ export class Membership {
 
   interest(): void {
     if (this.#leading) this.#local.interest(this.#context.desire());
-    else if (!this.#left) this.#follower.interest();
+    else this.#follower.interest();
   }
 
   isCovered(uri: string): boolean {
@@ -145,11 +149,11 @@ export class Membership {
    */
   async client(signal: AbortSignal | undefined): Promise<Client> {
     // At start every tab waits for the election; a leader is known within a message or two.
-    const settled = () => this.#leading || this.#left || this.#follower.following;
+    const settled = () => this.#leading || this.#follower.following;
     const timeoutMs = this.#context.requestTimeoutMs;
     if (!settled()) await this.#waiters.wait(settled, { timeoutMs, signal });
     signal?.throwIfAborted();
-    if (this.#leading || this.#left) return this.#local.client(signal);
+    if (this.#leading) return this.#local.client(signal);
     throw this.#follower.following
       ? new McpQueryError(
           'OTHER_TAB',
@@ -157,7 +161,7 @@ export class Membership {
         )
       : new McpQueryError(
           'NOT_CONNECTED',
-          `no tab of the sharing group took the connection within ${timeoutMs} ms`,
+          `no tab of the sharing group holds the connection (waited up to ${timeoutMs} ms)`,
         );
   }
 
@@ -174,16 +178,15 @@ export class Membership {
   // ── messages ───────────────────────────────────────────────────────────────
 
   #send(message: TabMessage): void {
-    if (this.#left && message.type !== 'bye') return;
     try {
       this.#channel.postMessage(message);
     } catch {
-      // A closed channel (the page is going away): nothing to tell anyone.
+      // A closed channel (this tab left, or the page is going away): nothing to tell anyone.
     }
   }
 
   #receive(message: TabMessage): void {
-    if (this.#left || typeof message !== 'object' || message === null) return;
+    if (typeof message !== 'object' || message === null) return;
     if (this.#leading) {
       // A 'leader' message here is a stale one of a previous leader: two cannot hold one lock.
       if (isLeaderMessage(message)) this.#leader?.receive(message);
@@ -203,7 +206,6 @@ export class Membership {
   }
 
   #lead(): void {
-    if (this.#left) return;
     this.#leading = true;
     const handover = this.#follower.unfollow();
     if (handover) this.#handovers += 1;

@@ -91,7 +91,7 @@ class SharedUpstream implements Upstream {
   }
 
   start(): void {
-    if (this.#membership || this.#context.signal.aborted) return;
+    if (this.#membership) return;
     const context = this.#context;
     this.#membership = new Membership(this.#local, context, this.#settings);
     context.addFacts(() => [(this.#membership as Membership).fact()]);

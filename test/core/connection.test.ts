@@ -5,6 +5,7 @@ import { Connection, type SessionLike } from '../../src/core/connection';
 import { McpQueryError } from '../../src/core/errors';
 import type { ConnectionPhase, ConnectionSnapshot, McpEventInput } from '../../src/core/events';
 import type { TransportObserver } from '../../src/core/httpTransport';
+import type { SessionControl } from '../../src/core/session';
 import { type Deferred, deferred, track } from '../support/deferred';
 
 const BACKOFF = { initialDelayMs: 1000, maxDelayMs: 8000 };
@@ -37,27 +38,27 @@ class FakeSession implements SessionLike {
   readonly client: Client;
   readonly observed: boolean;
   readonly #life = new AbortController();
-  readonly #lost: (reason: string, endSession: boolean) => void;
+  readonly #control: SessionControl;
   readonly transportObserver: TransportObserver = { stream() {}, sessionLost() {} };
   readonly ready = vi.fn();
   readonly dispose = vi.fn(async (_shutdown: boolean) => {
     this.#life.abort();
   });
-  constructor(
-    client: Client,
-    observed: boolean,
-    lost: (reason: string, endSession: boolean) => void,
-  ) {
+  constructor(client: Client, observed: boolean, control: SessionControl) {
     this.client = client;
     this.observed = observed;
-    this.#lost = lost;
+    this.#control = control;
   }
   get signal(): AbortSignal {
     return this.#life.signal;
   }
   /** What the session tells its connection when it can no longer deliver (only while alive). */
   lost(reason: string, endSession: boolean): void {
-    if (!this.signal.aborted) this.#lost(reason, endSession);
+    if (!this.signal.aborted) this.#control.lost(reason, endSession);
+  }
+  /** A request on this session failed (only while alive). */
+  failed(error: unknown): void {
+    if (!this.signal.aborted) this.#control.failed(error);
   }
 }
 
@@ -87,8 +88,8 @@ function setup({
     label: LABEL,
     backoff: BACKOFF,
     requestTimeoutMs: 5000,
-    open: (client, observed, lost) => {
-      const session = new FakeSession(client, observed, lost);
+    open: (client, observed, control) => {
+      const session = new FakeSession(client, observed, control);
       sessions.push(session);
       return session;
     },
@@ -578,5 +579,27 @@ describe('Connection', () => {
     expect(ready.state).toBe('rejected');
     await vi.advanceTimersByTimeAsync(60_000);
     expect(t.source.connect).toHaveBeenCalledTimes(1);
+  });
+
+  it('a request refused for credentials ends the ready session in unauthorized; a failure of a replaced session changes nothing', async () => {
+    const t = setup();
+    t.connection.start();
+    await t.succeed();
+    const old = t.sessions[0] as FakeSession;
+    old.lost('dropped', false);
+    await vi.advanceTimersByTimeAsync(BACKOFF.initialDelayMs);
+    await t.succeed();
+    const current = t.sessions[1] as FakeSession;
+    const refused = Object.assign(new Error('Unauthorized'), { status: 401 });
+
+    old.failed(refused); // a read of the old session, answered late
+    expect(t.connection.state.phase).toBe('ready');
+    current.failed(new Error('a tool failed'));
+    expect(t.connection.state.phase).toBe('ready');
+
+    current.failed(refused);
+    expect(t.connection.state).toMatchObject({ phase: 'unauthorized', nextRetryAt: undefined });
+    expect(current.dispose).toHaveBeenCalledWith(false);
+    expect(t.connection.session).toBeUndefined();
   });
 });

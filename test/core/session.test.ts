@@ -78,6 +78,7 @@ function setup({
     },
     changes,
     lost: vi.fn(),
+    failed: vi.fn(),
     // Flattened for the assertions below.
     ...changes,
   } satisfies SessionHost & typeof changes;
@@ -229,7 +230,7 @@ describe('Session', () => {
       ]);
     });
 
-    it('a disposed session reaches nothing', async () => {
+    it('a disposed session reaches nothing: no change, no loss, no failure', async () => {
       const t = setup({ wanted: ['a://1'] });
       t.session.ready();
       await t.session.dispose(false);
@@ -237,9 +238,11 @@ describe('Session', () => {
       t.fake.notify('notifications/resources/updated', { uri: 'a://1' });
       t.fake.notify('notifications/tools/list_changed');
       t.session.transportObserver.sessionLost('gone', true);
+      t.session.failed(new Error('a read it made, answered late'));
       expect(t.host.changed).not.toHaveBeenCalled();
       expect(t.host.listChanged).not.toHaveBeenCalled();
       expect(t.host.lost).not.toHaveBeenCalled();
+      expect(t.host.failed).not.toHaveBeenCalled();
       expect(t.host.emit.mock.calls.length).toBe(before);
     });
   });

@@ -93,7 +93,15 @@ export function isPermanent(error: unknown): boolean {
   );
 }
 
+/** The longest server-controlled text an event or error state carries. */
+export const MAX_MESSAGE = 1000;
+
+/** `text`, cut to `max` characters (a hostile server's megabyte message is not kept whole). */
+export function clip(text: string, max = MAX_MESSAGE): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** An error's message, as events and states show it: bounded. */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return clip(error instanceof Error ? error.message : String(error));
 }

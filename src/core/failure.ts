@@ -1,4 +1,4 @@
-import { McpQueryError } from './errors';
+import { errorMessage, McpQueryError } from './errors';
 import type { ConnectionSnapshot } from './events';
 
 /**
@@ -74,7 +74,7 @@ export function classifyFailure(error: unknown, url: string): Failure {
     .trim()
     .slice(0, 160);
   const http = status === undefined ? '' : ` answered HTTP ${status}${text ? ` — ${text}` : ''}`;
-  const original = error instanceof Error ? error.message : String(error);
+  const original = errorMessage(error);
   const message =
     kind === 'unauthorized'
       ? `${url} needs authorization${status === undefined ? '' : ` (HTTP ${status})`}`

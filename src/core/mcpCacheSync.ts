@@ -126,6 +126,7 @@ export class McpCacheSync {
         identity: () => this.#identity,
         onIdentity: (run) => this.#identityListeners.push(run),
         desire: () => interest.desire(),
+        wants: (uri) => interest.wants(uri),
         serverRequests: options.serverRequests,
         requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
         toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,

@@ -3,6 +3,7 @@ import type { BackoffOptions } from './backoff';
 import { type ChangeChannel, type Coverage, initialStatus, noCoverage } from './channel';
 import type { Clock } from './clock';
 import { installDispatcher, type NotificationSink } from './dispatcher';
+import { clip } from './errors';
 import type { Emit, McpEventInput, StreamStatus } from './events';
 import type { LegacyStreamState, TransportObserver } from './httpTransport';
 import type { Desire } from './interest';
@@ -68,6 +69,9 @@ export interface SessionOptions {
 }
 
 type Target = { uri: string } | { list: NotifiedList };
+
+/** The longest unmatched URI an event carries. */
+const MAX_URI = 2048;
 
 const targetOf = (target: Target) =>
   'uri' in target ? `uri:${target.uri}` : `list:${target.list}`;
@@ -273,7 +277,8 @@ export class Session {
         // Rule 2: exact string equality only. A server that notifies another
         // spelling is a bug the diagnostics must show, not hide.
         const matched = wanted.wants(uri) || this.#coverage.uris.has(uri);
-        emit({ type: 'updated', uri, matched });
+        // A URI nobody wants is the server's string: kept bounded (a wanted one is ours).
+        emit({ type: 'updated', uri: matched ? uri : clip(uri, MAX_URI), matched });
         if (matched) changes.changed(uri);
       }),
       listChanged: whileAlive(this.signal, (list: NotifiedList) => {
@@ -281,7 +286,7 @@ export class Session {
         changes.listChanged(list);
       }),
       malformed: whileAlive(this.signal, (method: string, reason: string) =>
-        emit({ type: 'malformed', method: method.slice(0, 200), reason }),
+        emit({ type: 'malformed', method: clip(method, 200), reason }),
       ),
     };
   }

@@ -70,6 +70,8 @@ export interface TabContext {
   onIdentity(run: () => void): void;
   /** What is wanted in this tab now. */
   desire(): Desire;
+  /** Whether `uri` is held or lingering in this tab. */
+  wants(uri: string): boolean;
   readonly serverRequests: ServerRequests | undefined;
   readonly requestTimeoutMs: number;
   readonly toolTimeoutMs: number;

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { Query, QueryKey } from '@tanstack/query-core';
+import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
+import type { McpKeys } from '../core/keys';
 import { LIST_KINDS, type NotifiedList } from '../core/lists';
 import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables, Upstream } from '../core/upstream';
@@ -276,17 +277,40 @@ export class Follower {
     return held;
   }
 
-  /** Content the leader read: an entry this tab has takes it, unless it has newer. */
+  /**
+   * Content the leader read: an entry this tab has takes it, unless it has
+   * newer, but only for what this tab asked about (it holds the key, or is
+   * reading it) and only content of the right shape: the channel is open to
+   * every script of the origin, and no message may empty or plant an entry.
+   */
   #apply(key: QueryKey, data: unknown, updatedAt: number): void {
     const query = this.#find(key);
     if (!query || (this.#applied.get(query) ?? 0) >= updatedAt) return;
+    if (!this.#asked(query) || !fitsKey(this.#link.context.keys, key, data)) return;
     this.#applied.set(query, updatedAt);
     this.#link.context.queryClient.setQueryData(key, data, { updatedAt });
   }
 
-  #find(key: QueryKey): Query | undefined {
-    return this.#link.context.queryClient.getQueryCache().find({ queryKey: key, exact: true });
+  #asked(query: Query): boolean {
+    const { keys, wants } = this.#link.context;
+    const uri = keys.uriOf(query.queryKey);
+    if (uri !== undefined ? wants(uri) : query.getObserversCount() > 0) return true;
+    for (const { request } of this.#pending.values()) {
+      if (request.type === 'read' && hashKey(request.key) === query.queryHash) return true;
+    }
+    return false;
   }
+
+  #find(key: QueryKey): Query | undefined {
+    return this.#link.context.queryClient.getQueryCache().get(hashKey(key));
+  }
+}
+
+/** Resource content with something in it, or a list: what a read of `key` can return. */
+function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
+  if (keys.listOf(key) !== undefined) return Array.isArray(data);
+  const contents = (data as { contents?: unknown } | null)?.contents;
+  return keys.uriOf(key) !== undefined && Array.isArray(contents) && contents.length > 0;
 }
 
 function lostCall(): McpQueryError {

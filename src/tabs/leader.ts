@@ -32,6 +32,8 @@ export interface LeaderOptions {
 /** Another tab of the group, as the leader knows it. */
 interface Member {
   keys: QueryKey[];
+  /** Its reads and calls running here now. */
+  running: number;
   since: number;
   answering: boolean;
   /** Withdraws the request for the tab's lock (`#watch`) once the tab is no longer a member. */
@@ -40,6 +42,10 @@ interface Member {
 
 /** A tab's lock free within this long of its joining may not have been taken yet. */
 const JOIN_GRACE_MS = 1000;
+/** The most tabs a leader serves: more is a script making up tab ids, not a browser. */
+export const MAX_TABS = 256;
+/** The most reads and calls one tab may have running through the leader at once. */
+export const MAX_REQUESTS_PER_TAB = 256;
 
 /**
  * The tab holding the connection, for the others: it holds every key they
@@ -108,10 +114,21 @@ export class Leader {
   }
 
   receive(message: LeaderMessage): void {
+    if (message.type === 'bye') {
+      if (this.#leave(message.tab)) {
+        this.#reconcile();
+        this.#groupChanged();
+      }
+      return;
+    }
+    // Requests of a tab that never said hello make it a member (it may have missed the
+    // election); past MAX_TABS, new tabs are not served at all.
+    const known = this.#members.has(message.tab);
+    const member = this.#join(message.tab);
+    if (!member) return;
     const { context, tab } = this.#link;
     switch (message.type) {
       case 'hello': {
-        this.#join(message.tab);
         this.#link.send({ type: 'leader', tab, handovers: this.#options.handovers });
         const at = context.clock.now();
         const facts = context
@@ -124,26 +141,21 @@ export class Leader {
         this.#groupChanged();
         break;
       }
-      case 'interest': {
-        const known = this.#members.has(message.tab);
-        const member = this.#join(message.tab);
+      case 'interest':
         member.keys = message.keys.filter((key) => isGroupKey(context.keys, key));
         member.answering = message.answering === true;
         this.#reconcile();
         if (!known) this.#groupChanged();
         break;
-      }
-      case 'bye':
-        if (this.#leave(message.tab)) {
-          this.#reconcile();
-          this.#groupChanged();
-        }
-        break;
       case 'read':
-        void this.#serveRead(message.tab, message.id, message.key, message.fresh);
+        void this.#serve(member, message.tab, message.id, () =>
+          this.#read(message.key, message.fresh),
+        );
         break;
       case 'call':
-        void this.#serveCall(message.tab, message.id, message.variables);
+        void this.#serve(member, message.tab, message.id, (signal) =>
+          this.#call(message.tab, message.id, message.variables, signal),
+        );
         break;
       case 'cancel':
         this.#calls
@@ -172,69 +184,83 @@ export class Leader {
     });
   }
 
-  async #serveRead(tab: string, id: number, key: QueryKey, fresh: boolean): Promise<void> {
-    const { queryClient, keys } = this.#link.context;
-    let reply: TabMessage;
-    try {
-      if (!isGroupKey(keys, key)) {
-        throw new McpQueryError(
-          'UNKNOWN_KEY',
-          `not an MCP key of this group: ${JSON.stringify(key)}`,
-        );
-      }
-      // One flight per key for every tab; cached content the leader's
-      // coverage keeps fresh is answered without reading.
-      const value = await queryClient.fetchQuery({
-        queryKey: key,
-        retry: false,
-        ...(fresh && { staleTime: 0 }),
-      });
-      reply = {
-        type: 'reply',
-        to: tab,
-        id,
-        value,
-        updatedAt: queryClient.getQueryState(key)?.dataUpdatedAt,
-      };
-    } catch (error) {
-      reply = { type: 'reply', to: tab, id, error: toWire(error) };
+  /**
+   * One read or call of another tab, answered with a reply. At most
+   * MAX_REQUESTS_PER_TAB run for one tab at once; more are refused.
+   */
+  async #serve(
+    member: Member,
+    tab: string,
+    id: number,
+    run: (signal: AbortSignal) => Promise<{ value: unknown; updatedAt?: number | undefined }>,
+  ): Promise<void> {
+    if (member.running >= MAX_REQUESTS_PER_TAB) {
+      const error = new McpQueryError('INVALID_OPTIONS', 'too many requests from one tab at once');
+      this.#reply({ type: 'reply', to: tab, id, error: toWire(error) });
+      return;
     }
-    this.#reply(reply);
-  }
-
-  async #serveCall(tab: string, id: number, variables: WireCall): Promise<void> {
+    member.running += 1;
     const controller = new AbortController();
     const name = `${tab}/${id}`;
     this.#calls.set(name, { tab, controller });
     let reply: TabMessage;
     try {
-      const value = await this.#link.local.callTool({
-        name: variables.name,
-        ...(variables.arguments && { arguments: variables.arguments }),
-        signal: controller.signal,
-        ...(variables.progress && {
-          onProgress: (progress: Progress) =>
-            this.#link.send({ type: 'progress', to: tab, id, progress }),
-        }),
-      });
-      reply = { type: 'reply', to: tab, id, value };
+      const { value, updatedAt } = await run(controller.signal);
+      reply = { type: 'reply', to: tab, id, value, ...(updatedAt !== undefined && { updatedAt }) };
     } catch (error) {
       reply = { type: 'reply', to: tab, id, error: toWire(error) };
     } finally {
+      member.running -= 1;
       this.#calls.delete(name);
     }
     this.#reply(reply);
   }
 
+  /** A read for another tab: one flight per key for every tab; fresh cached content is answered as is. */
+  async #read(key: QueryKey, fresh: boolean): Promise<{ value: unknown; updatedAt?: number }> {
+    const { queryClient, keys } = this.#link.context;
+    if (!isGroupKey(keys, key)) {
+      throw new McpQueryError(
+        'UNKNOWN_KEY',
+        `not an MCP key of this group: ${JSON.stringify(key)}`,
+      );
+    }
+    const value = await queryClient.fetchQuery({
+      queryKey: key,
+      retry: false,
+      ...(fresh && { staleTime: 0 }),
+    });
+    return { value, updatedAt: queryClient.getQueryState(key)?.dataUpdatedAt };
+  }
+
+  async #call(
+    tab: string,
+    id: number,
+    variables: WireCall,
+    signal: AbortSignal,
+  ): Promise<{ value: unknown }> {
+    const value = await this.#link.local.callTool({
+      name: variables.name,
+      ...(variables.arguments && { arguments: variables.arguments }),
+      signal,
+      ...(variables.progress && {
+        onProgress: (progress: Progress) =>
+          this.#link.send({ type: 'progress', to: tab, id, progress }),
+      }),
+    });
+    return { value };
+  }
+
   /** A reply to another tab's request, unless this tab no longer leads (the next leader answers). */
   readonly #reply = whileAlive(this.#life.signal, (reply: TabMessage) => this.#link.send(reply));
 
-  /** The tab's record, made (and its lock watched) when the tab is new. */
-  #join(tab: string): Member {
+  /** The tab's record, made (and its lock watched) when the tab is new; none past MAX_TABS. */
+  #join(tab: string): Member | undefined {
     let member = this.#members.get(tab);
     if (!member) {
+      if (this.#members.size >= MAX_TABS) return undefined;
       const since = this.#link.context.clock.now();
-      member = { keys: [], since, answering: false, watch: within(this.#life.signal) };
+      member = { keys: [], running: 0, since, answering: false, watch: within(this.#life.signal) };
       this.#members.set(tab, member);
       this.#watch(tab, member);
     }
@@ -313,6 +339,8 @@ export class Leader {
 
   #forward(event: McpEvent): void {
     if (!FORWARDED.has(event.type) || this.#members.size === 0) return;
+    // What a server says of URIs nobody here wants stays in this tab (its diagnostics).
+    if (event.type === 'updated' && !event.matched) return;
     // This tab's own shutdown is not the group's state: the next leader's is.
     if (event.type === 'connection' && event.state.phase === 'closed') return;
     if (event.type === 'status' && event.status === 'closed') return;

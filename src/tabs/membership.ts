@@ -10,6 +10,7 @@ import { Follower, type FollowerMessage } from './follower';
 import { Leader, type LeaderMessage, tabLock } from './leader';
 import { type GroupLink, isGroupKey, type Settings } from './link';
 import type { ChannelLike, TabMessage } from './protocol';
+import { parseTabMessage } from './validate';
 
 /**
  * This tab's place in one sharing group: a follower (reading, holding and
@@ -56,9 +57,10 @@ export class Membership {
     this.#follower = new Follower(this.#link);
     this.#channel.addEventListener(
       'message',
-      whileAlive(this.#leaving.signal, (event: { data: unknown }) =>
-        this.#receive(event.data as TabMessage),
-      ),
+      whileAlive(this.#leaving.signal, (event: { data: unknown }) => {
+        const message = parseTabMessage(event.data);
+        if (message) this.#receive(message);
+      }),
     );
     const unsubscribeCache = context.queryClient
       .getQueryCache()
@@ -186,7 +188,6 @@ export class Membership {
   }
 
   #receive(message: TabMessage): void {
-    if (typeof message !== 'object' || message === null) return;
     if (this.#leading) {
       // A 'leader' message here is a stale one of a previous leader: two cannot hold one lock.
       if (isLeaderMessage(message)) this.#leader?.receive(message);

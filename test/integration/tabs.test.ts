@@ -13,6 +13,7 @@ import { internalsOf } from '../../src/core/internals';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { identityOf } from '../../src/core/partition';
 import { type ShareAcrossTabsOptions, shareAcrossTabs } from '../../src/tabs';
+import { MAX_TABS } from '../../src/tabs/leader';
 import { ResourceStore, type TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
@@ -430,6 +431,64 @@ describe('tab sharing, whatever the server', () => {
     ghost.postMessage({ type: 'hello', tab: 'ghost' });
     await eventually(() => expect(leader.tabs()?.tabs).toBe(3));
     await eventually(() => expect(leader.tabs()?.tabs).toBe(2));
+  });
+
+  // Issue 17, item 8: the channel is open to every script of the origin. Before, a follower
+  // applied `data` to any entry it had (an empty one emptied it), the leader took any shape (a
+  // message without `keys` threw in its handler) and joined every tab id it heard.
+  it('hostile tab messages neither crash a tab, nor change its data, nor grow what the leader keeps', async () => {
+    const { server, leader, follower } = await groupOfTwo();
+    const shown = observeResource(follower.sync, SHARED);
+    await eventually(() => expect(shown.text()).toBe(`${SHARED} v1`));
+    const { connection } = identityOf({ url: server.url });
+    const ghost = new BroadcastChannel(`mcp-react-query|${connection}||`);
+    cleanups.push(() => ghost.close());
+    const key = follower.sync.resourceQueryOptions(SHARED).queryKey;
+    const stranger = follower.sync.resourceQueryOptions('planted://x').queryKey;
+    follower.queryClient.setQueryData(stranger, {
+      contents: [{ uri: 'planted://x', text: 'old' }],
+    });
+    const later = Date.now() + 60_000;
+    const hostile: unknown[] = [
+      null,
+      'hello',
+      [1, 2, 3],
+      { type: 'nonsense' },
+      { type: 'interest', tab: 'ghost' },
+      { type: 'interest', tab: 'ghost', keys: 'all' },
+      {
+        type: 'interest',
+        tab: 'ghost',
+        keys: Array.from({ length: 20_000 }, (_, i) => ['resource', `x://${i}`]),
+      },
+      { type: 'read', tab: 'ghost', id: -1, key: key, fresh: true },
+      { type: 'call', tab: 'ghost', id: 1, variables: { name: 42 } },
+      { type: 'answer', tab: 'ghost', id: 1, result: { action: 'steal' } },
+      { type: 'events', events: [{ type: 'connection', at: 1 }] },
+      { type: 'data', key, data: { contents: [] }, updatedAt: later },
+      { type: 'data', key, data: 'gone', updatedAt: later },
+      {
+        type: 'data',
+        key: stranger,
+        data: { contents: [{ uri: 'planted://x', text: 'planted' }] },
+        updatedAt: later,
+      },
+      ...Array.from({ length: 400 }, (_, i) => ({ type: 'hello', tab: `ghost-${i}` })),
+    ];
+    for (const message of hostile) ghost.postMessage(message);
+    // The last one is a marker that can only arrive after all the others.
+    ghost.postMessage({ type: 'hello', tab: 'marker' });
+    await eventually(() => expect(leader.tabs()?.tabs).toBeGreaterThan(2));
+    expect(shown.text()).toBe(`${SHARED} v1`);
+    expect(follower.queryClient.getQueryData(stranger)).toMatchObject({
+      contents: [{ text: 'old' }],
+    });
+    expect(leader.tabs()?.tabs).toBeLessThanOrEqual(MAX_TABS + 1);
+    // Both tabs still work: a change reaches the follower, read once.
+    const reads = server.store.reads(SHARED);
+    server.setText(SHARED, `${SHARED} v2`);
+    await eventually(() => expect(shown.text()).toBe(`${SHARED} v2`));
+    expect(server.store.reads(SHARED) - reads).toBe(1);
   });
 
   it('a follower page that goes away leaves the group at once; one kept for back/forward stays', async () => {

@@ -1,0 +1,125 @@
+import type { McpEvent } from '../core/events';
+import { FORWARDED } from './link';
+import type { TabMessage } from './protocol';
+
+/**
+ * What arrives on a group's BroadcastChannel comes from any script of this
+ * origin: a tab of this app, an older version of it, or something hostile
+ * (SECURITY.md: same-origin is the trust boundary, and every script on the
+ * origin is a full member). Nothing is acted on before its shape is checked
+ * here, and the sizes are bounded, so a malformed or hostile message can
+ * neither crash a tab nor grow what it keeps.
+ */
+
+/** The most keys one tab may ask the leader to hold. */
+export const MAX_KEYS_PER_TAB = 10_000;
+/** The most events or elicitations one message may carry. */
+const MAX_ITEMS = 1000;
+/** Longer strings in keys and ids are refused (a URI is not a megabyte). */
+const MAX_STRING = 8192;
+
+type Check = (value: Record<string, unknown>) => boolean;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_STRING;
+const isId = (value: unknown): value is number => Number.isSafeInteger(value) && Number(value) >= 0;
+const isCount = isId;
+const isTime = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+/** A query key: a short array of strings (an MCP key is at most ['mcp', scope, 'resource', uri]). */
+const isKey = (value: unknown) =>
+  Array.isArray(value) && value.length > 0 && value.length <= 4 && value.every(isString);
+const isList = <T>(value: unknown, max: number, item: (entry: unknown) => entry is T) =>
+  Array.isArray(value) && value.length <= max && value.every(item);
+
+const LIST_NAMES = new Set(['resources', 'tools', 'prompts']);
+const LIST_KINDS = new Set(['resources', 'resourceTemplates', 'tools', 'prompts']);
+const PHASES = new Set(['start', 'success', 'error']);
+
+/** The fields each forwarded event's folds read (state, diagnostics), checked before dispatch. */
+const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
+  connection: (e) => isObject(e.state) && typeof e.state.phase === 'string',
+  status: (e) => typeof e.status === 'string',
+  stream: (e) => isObject(e.status) && typeof e.status.state === 'string',
+  coverage: (e) =>
+    isList(e.acknowledged, Number.POSITIVE_INFINITY, isString) &&
+    isList(e.lost, Number.POSITIVE_INFINITY, isString) &&
+    isList(e.lists, 3, (list): list is string => LIST_NAMES.has(list as string)),
+  declined: (e) =>
+    isList(
+      e.changes,
+      Number.POSITIVE_INFINITY,
+      (change): change is [string, string | null] =>
+        Array.isArray(change) &&
+        isString(change[0]) &&
+        (change[1] === null || typeof change[1] === 'string'),
+    ),
+  updated: (e) => isString(e.uri) && typeof e.matched === 'boolean',
+  list_changed: (e) => LIST_NAMES.has(e.list as string),
+  malformed: (e) => typeof e.method === 'string' && typeof e.reason === 'string',
+  read: (e) => isString(e.uri) && PHASES.has(e.phase as string),
+  list: (e) => LIST_KINDS.has(e.list as string) && PHASES.has(e.phase as string),
+};
+
+const isEvent = (value: unknown): value is McpEvent => {
+  if (!isObject(value) || !isTime(value.at) || !FORWARDED.has(value.type as McpEvent['type'])) {
+    return false;
+  }
+  return EVENT_SHAPES[value.type as McpEvent['type']]?.(value) === true;
+};
+
+const isElicitation = (value: unknown) =>
+  isObject(value) && isId(value.id) && isObject(value.params);
+
+const ANSWERS = new Set(['accept', 'decline', 'cancel']);
+
+const SHAPES: Record<TabMessage['type'], Check> = {
+  hello: (m) => isString(m.tab),
+  bye: (m) => isString(m.tab),
+  leader: (m) => isString(m.tab) && isCount(m.handovers),
+  group: (m) => isCount(m.tabs) && isCount(m.handovers),
+  interest: (m) =>
+    isString(m.tab) &&
+    isList(m.keys, MAX_KEYS_PER_TAB, (key): key is string[] => isKey(key)) &&
+    (m.answering === undefined || typeof m.answering === 'boolean'),
+  read: (m) => isString(m.tab) && isId(m.id) && isKey(m.key) && typeof m.fresh === 'boolean',
+  call: (m) =>
+    isString(m.tab) &&
+    isId(m.id) &&
+    isObject(m.variables) &&
+    isString(m.variables.name) &&
+    (m.variables.arguments === undefined || isObject(m.variables.arguments)) &&
+    typeof m.variables.progress === 'boolean',
+  cancel: (m) => isString(m.tab) && isId(m.id),
+  answer: (m) =>
+    isString(m.tab) &&
+    isId(m.id) &&
+    isObject(m.result) &&
+    ANSWERS.has(m.result.action as string) &&
+    (m.result.content === undefined || isObject(m.result.content)),
+  elicitations: (m) =>
+    (m.to === undefined || isString(m.to)) &&
+    isList(m.items, MAX_ITEMS, (item): item is object => isElicitation(item)),
+  progress: (m) => isString(m.to) && isId(m.id) && isObject(m.progress),
+  reply: (m) =>
+    isString(m.to) &&
+    isId(m.id) &&
+    (m.updatedAt === undefined || isTime(m.updatedAt)) &&
+    (m.error === undefined ||
+      (isObject(m.error) &&
+        typeof m.error.name === 'string' &&
+        typeof m.error.message === 'string')),
+  data: (m) => isKey(m.key) && isTime(m.updatedAt),
+  events: (m) =>
+    (m.to === undefined || isString(m.to)) &&
+    isList(m.events, MAX_ITEMS, (event): event is McpEvent => isEvent(event)),
+};
+
+/** The message, if it is one of the group's messages in the right shape; otherwise undefined. */
+export function parseTabMessage(data: unknown): TabMessage | undefined {
+  if (!isObject(data) || typeof data.type !== 'string' || !Object.hasOwn(SHAPES, data.type)) {
+    return undefined;
+  }
+  return SHAPES[data.type as TabMessage['type']](data) ? (data as TabMessage) : undefined;
+}

@@ -4,6 +4,7 @@
  * may crash anything, cause a read, or grow memory; all of it must be visible in diagnostics.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorMessage } from '../../src/core/errors';
 import { diagnosticsOf } from '../support/diagnostics';
 import { eventually, settled } from '../support/wait';
 import {
@@ -141,6 +142,23 @@ describe.each(HOSTILE_KINDS)('hostile notifications from the $kind server', ({ k
     // The most recent ones are the ones worth showing.
     expect(diagnostics.unmatched[0]?.uri.startsWith('junk://499/')).toBe(true);
     expect(JSON.stringify(diagnostics).length).toBeLessThan(DIAGNOSTICS_BUDGET);
+    expect(hostile.server.store.reads()).toBe(reads);
+  });
+
+  // Issue 17, item 10: events reach the devtools, useMcpEvents and other tabs. Before, an
+  // unmatched URI and a server's error text were carried whole.
+  it('a megabyte URI nobody wants and a megabyte error text are cut in the events, never carried whole', async () => {
+    const { hostile, reads } = await ready();
+    const longest = { uri: 0 };
+    hostile.sync.subscribeEvents((event) => {
+      if (event.type === 'updated') longest.uri = Math.max(longest.uri, event.uri.length);
+    });
+    const hugeUri = `junk://${'z'.repeat(MB)}`;
+    hostile.proxy.inject([updated(hugeUri)]);
+    await eventually(() => expect(diagnosticsOf(hostile.sync).counters.unmatched).toBe(1));
+    expect(longest.uri).toBeGreaterThan(0);
+    expect(longest.uri).toBeLessThanOrEqual(2049);
+    expect(errorMessage(new Error('e'.repeat(MB))).length).toBeLessThanOrEqual(1001);
     expect(hostile.server.store.reads()).toBe(reads);
   });
 

@@ -7,8 +7,9 @@ import {
 } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpEvent } from '../core/events';
-import { delay, whileAlive, within } from '../core/lifetime';
+import { whileAlive } from '../core/lifetime';
 import { FORWARDED, type GroupLink, isGroupKey } from './link';
+import { type Member, Members } from './members';
 import { type TabMessage, toWire, type WireCall } from './protocol';
 
 /** How long a new leader lets the other tabs introduce themselves before it counts them. */
@@ -29,21 +30,6 @@ export interface LeaderOptions {
   onGroup(tabs: number): void;
 }
 
-/** Another tab of the group, as the leader knows it. */
-interface Member {
-  keys: QueryKey[];
-  /** Its reads and calls running here now. */
-  running: number;
-  since: number;
-  answering: boolean;
-  /** Withdraws the request for the tab's lock (`#watch`) once the tab is no longer a member. */
-  watch: AbortController;
-}
-
-/** A tab's lock free within this long of its joining may not have been taken yet. */
-const JOIN_GRACE_MS = 1000;
-/** The most tabs a leader serves: more is a script making up tab ids, not a browser. */
-export const MAX_TABS = 256;
 /** The most reads and calls one tab may have running through the leader at once. */
 export const MAX_REQUESTS_PER_TAB = 256;
 
@@ -58,23 +44,24 @@ export const MAX_REQUESTS_PER_TAB = 256;
 export class Leader {
   readonly #link: GroupLink;
   readonly #options: LeaderOptions;
+  /** From winning the leader lock to `stop()`: what the leader started ends with it. */
+  readonly #life = new AbortController();
   /** The other tabs, what they hold, and since when they are known. */
-  readonly #members = new Map<string, Member>();
+  readonly #members: Members;
   readonly #holds = new Map<string, () => void>();
   /** Tool calls other tabs made, by `tab/id`, with the tab that made each. */
   readonly #calls = new Map<string, { tab: string; controller: AbortController }>();
   #outbox: McpEvent[] = [];
   /** Set for a moment after taking over, while the other tabs introduce themselves. */
   #settling: ReturnType<typeof setTimeout> | undefined;
-  /** From winning the leader lock to `stop()`: what the leader started ends with it. */
-  readonly #life = new AbortController();
   readonly #stops: Array<() => void> = [];
 
   constructor(link: GroupLink, options: LeaderOptions) {
     this.#link = link;
     this.#options = options;
+    this.#members = new Members(link, this.#life.signal, (tab) => this.#left(tab));
     const { context, settings } = link;
-    const liveness = setInterval(() => this.#checkLiveness(), settings.livenessMs);
+    const liveness = setInterval(() => this.#members.sweep(), settings.livenessMs);
     this.#stops.push(
       context.bus.subscribe((event) => this.#forward(event)),
       () => clearInterval(liveness),
@@ -110,21 +97,18 @@ export class Leader {
     for (const release of this.#holds.values()) release();
     this.#holds.clear();
     for (const { controller } of this.#calls.values()) controller.abort();
-    for (const tab of [...this.#members.keys()]) this.#leave(tab);
+    for (const tab of this.#members.tabs()) this.#members.leave(tab);
   }
 
   receive(message: LeaderMessage): void {
     if (message.type === 'bye') {
-      if (this.#leave(message.tab)) {
-        this.#reconcile();
-        this.#groupChanged();
-      }
+      if (this.#members.leave(message.tab)) this.#left(message.tab);
       return;
     }
     // Requests of a tab that never said hello make it a member (it may have missed the
     // election); past MAX_TABS, new tabs are not served at all.
     const known = this.#members.has(message.tab);
-    const member = this.#join(message.tab);
+    const member = this.#members.join(message.tab);
     if (!member) return;
     const { context, tab } = this.#link;
     switch (message.type) {
@@ -254,54 +238,18 @@ export class Leader {
   /** A reply to another tab's request, unless this tab no longer leads (the next leader answers). */
   readonly #reply = whileAlive(this.#life.signal, (reply: TabMessage) => this.#link.send(reply));
 
-  /** The tab's record, made (and its lock watched) when the tab is new; none past MAX_TABS. */
-  #join(tab: string): Member | undefined {
-    let member = this.#members.get(tab);
-    if (!member) {
-      if (this.#members.size >= MAX_TABS) return undefined;
-      const since = this.#link.context.clock.now();
-      member = { keys: [], running: 0, since, answering: false, watch: within(this.#life.signal) };
-      this.#members.set(tab, member);
-      this.#watch(tab, member);
-    }
-    return member;
-  }
-
   /**
-   * Asks for the tab's own lock, which it holds while it lives: the grant says the tab is
-   * gone (closed or crashed) at once, whatever a background tab's timers do. A grant just
-   * after the tab joined may only mean it has not taken its lock yet: asked again later.
+   * A tab left the group (a goodbye, or found gone): the tool calls it made are cancelled, as
+   * its own connection would have ended them; nobody is left to see their results.
    */
-  #watch(tab: string, member: Member): void {
-    const { locks } = this.#link.settings;
-    const signal = member.watch.signal;
-    // Bound to the member's watch: once it left (or this tab stopped leading), a grant means nothing.
-    const gone = whileAlive(signal, () => {
-      if (this.#link.context.clock.now() - member.since < JOIN_GRACE_MS) {
-        delay(signal, JOIN_GRACE_MS, () => this.#watch(tab, member));
-        return;
-      }
-      this.#leave(tab);
-      this.#reconcile();
-      this.#groupChanged();
-    });
-    locks.request(tabLock(this.#link.name, tab), { signal }, async () => gone()).catch(() => {});
-  }
-
-  /**
-   * A tab left the group (closed, or found dead): the tool calls it made are cancelled, as
-   * its own connection would have ended them; nobody is left to see their results. Whether
-   * it was a member.
-   */
-  #leave(tab: string): boolean {
-    const member = this.#members.get(tab);
-    member?.watch.abort();
+  #left(tab: string): void {
     for (const call of this.#calls.values()) {
       if (call.tab === tab) {
         call.controller.abort(new McpQueryError('SUPERSEDED', 'the tab that made the call closed'));
       }
     }
-    return this.#members.delete(tab);
+    this.#reconcile();
+    this.#groupChanged();
   }
 
   /**
@@ -353,41 +301,10 @@ export class Leader {
     });
   }
 
-  /** Tabs that closed without a goodbye (crashed, killed) no longer hold their lock. */
-  #checkLiveness(): void {
-    if (this.#members.size === 0) return;
-    this.#link.settings.locks.query().then(
-      whileAlive(this.#life.signal, (snapshot: { held?: { name?: string }[] }) =>
-        this.#sweep(snapshot),
-      ),
-      () => {},
-    );
-  }
-
-  #sweep(snapshot: { held?: { name?: string }[] }): void {
-    const { livenessMs } = this.#link.settings;
-    const held = new Set((snapshot.held ?? []).map((lock) => lock.name));
-    const cutoff = this.#link.context.clock.now() - livenessMs;
-    let gone = false;
-    for (const [tab, member] of this.#members) {
-      if (member.since > cutoff || held.has(tabLock(this.#link.name, tab))) continue;
-      this.#leave(tab);
-      gone = true;
-    }
-    if (!gone) return;
-    this.#reconcile();
-    this.#groupChanged();
-  }
-
   #groupChanged(): void {
     if (this.#settling !== undefined) return;
     const tabs = this.#members.size + 1;
     this.#link.send({ type: 'group', tabs, handovers: this.#options.handovers });
     this.#options.onGroup(tabs);
   }
-}
-
-/** The lock a tab holds while it lives: the leader tells a closed tab from a quiet one by it. */
-export function tabLock(group: string, tab: string): string {
-  return `${group}|tab|${tab}`;
 }

@@ -7,8 +7,9 @@ import type { NotifiedList } from '../core/lists';
 import type { CallToolVariables, LocalUpstreamControl, TabContext } from '../core/upstream';
 import { Waiters } from '../core/waiters';
 import { Follower, type FollowerMessage } from './follower';
-import { Leader, type LeaderMessage, tabLock } from './leader';
+import { Leader, type LeaderMessage } from './leader';
 import { type GroupLink, isGroupKey, type Settings } from './link';
+import { tabLock } from './members';
 import type { ChannelLike, TabMessage } from './protocol';
 import { parseTabMessage } from './validate';
 

@@ -13,7 +13,7 @@ import { internalsOf } from '../../src/core/internals';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { identityOf } from '../../src/core/partition';
 import { type ShareAcrossTabsOptions, shareAcrossTabs } from '../../src/tabs';
-import { MAX_TABS } from '../../src/tabs/leader';
+import { MAX_TABS } from '../../src/tabs/members';
 import { ResourceStore, type TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';

@@ -7,7 +7,9 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { canonicalResource } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/internals';
+import { Credentials } from './credentials';
 import { type KeyValueStorage, memoryStorage, StoredJson } from './storage';
 
 export interface OAuthProviderOptions {
@@ -46,15 +48,11 @@ export interface AuthorizationResponse {
 
 export const CALLBACK_MESSAGE = 'mcp-react-query:oauth-callback';
 
-interface Saved {
-  /** Per authorization server issuer ('' when unknown). */
-  clients: Record<string, StoredOAuthClientInformation>;
-  tokens: Record<string, StoredOAuthTokens>;
-  latestTokens?: StoredOAuthTokens;
-  identity?: string;
-  verifier?: string;
+/** One sign-in, from the authorization URL handed out to its callback. */
+interface SignIn {
   state?: string;
-  discovery?: OAuthDiscoveryState;
+  verifier?: string;
+  /** Where the user was before leaving (redirect mode). */
   returnTo?: string;
 }
 
@@ -98,7 +96,9 @@ function subject(token: string | undefined): string | undefined {
  */
 export class OAuthProvider implements OAuthClientProvider, AuthAware {
   readonly #options: OAuthProviderOptions;
-  readonly #saved: StoredJson<Saved>;
+  readonly #resource: string;
+  readonly #saved: Credentials;
+  readonly #signIn: StoredJson<SignIn>;
   readonly #listeners = new Set<() => void>();
   #pending: URL | undefined;
   #signingIn = false;
@@ -106,14 +106,17 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   constructor(options: OAuthProviderOptions) {
     this.#options = options;
+    this.#resource = canonicalResource(options.serverUrl);
     const storage = options.storage ?? browserStorage() ?? memoryStorage();
-    const key =
-      options.storageKey ??
-      `mcp-oauth:${new URL(String(options.serverUrl), 'http://localhost').href}`;
-    this.#saved = new StoredJson<Saved>(storage, key, { clients: {}, tokens: {} }, () =>
-      this.#notify(),
-    );
+    const key = options.storageKey ?? `mcp-oauth:${this.#resource}`;
+    this.#saved = new Credentials(storage, key, this.#resource, () => this.#notify());
+    this.#signIn = new StoredJson<SignIn>(storage, `${key}:sign-in`, {}, () => {});
     if (options.clientMetadataUrl) this.clientMetadataUrl = options.clientMetadataUrl;
+  }
+
+  /** The server this provider signs in to (its canonical URL): its tokens go nowhere else. */
+  resource(): string {
+    return this.#resource;
   }
 
   get redirectUrl(): string {
@@ -140,43 +143,44 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    */
 
   state(): string {
-    const pending = this.#saved.get().state;
+    const pending = this.#signIn.get().state;
     if (this.#pending && pending) return pending;
     const state = randomState();
-    this.#saved.update((saved) => ({ ...saved, state }));
+    this.#signIn.update((signIn) => ({ ...signIn, state }));
     return state;
   }
 
   clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
-    return this.#options.clientInformation ?? this.#saved.get().clients[ctx?.issuer ?? ''];
+    return this.#options.clientInformation ?? this.#saved.client(ctx?.issuer ?? '');
   }
 
   saveClientInformation(info: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext) {
-    this.#saved.update((saved) => ({
-      ...saved,
-      clients: { ...saved.clients, [ctx?.issuer ?? '']: info },
-    }));
+    this.#saved.setClients((clients) => ({ ...clients, [ctx?.issuer ?? '']: info }));
   }
 
+  /**
+   * Without a context the SDK asks for the token to send to the server the
+   * transport talks to, which the connection has checked is this provider's
+   * resource; tokens saved for another resource are never returned.
+   */
   tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
-    const saved = this.#saved.get();
-    return ctx === undefined ? saved.latestTokens : saved.tokens[ctx.issuer];
+    const signed = this.#saved.signed();
+    return ctx === undefined ? signed.latest : signed.tokens[ctx.issuer];
   }
 
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
-    this.#saved.update((saved) => {
+    this.#saved.setSigned((signed) => {
       // Who is signed in: the token's subject when it has one, so private
       // data never crosses users. Opaque tokens say nobody: the user stays
       // who they were (a refresh, a step-up) until they sign out.
       const identity =
         subject((tokens as { id_token?: string }).id_token) ??
         subject(tokens.access_token) ??
-        saved.identity ??
+        signed.identity ??
         randomState();
       return {
-        ...saved,
-        tokens: { ...saved.tokens, [ctx?.issuer ?? '']: tokens },
-        latestTokens: tokens,
+        tokens: { ...signed.tokens, [ctx?.issuer ?? '']: tokens },
+        latest: tokens,
         identity,
       };
     });
@@ -192,17 +196,17 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   saveCodeVerifier(verifier: string): void {
     if (this.#pending) return;
-    this.#saved.update((saved) => ({ ...saved, verifier }));
+    this.#signIn.update((signIn) => ({ ...signIn, verifier }));
   }
 
   codeVerifier(): string {
-    const { verifier } = this.#saved.get();
+    const { verifier } = this.#signIn.get();
     if (!verifier) throw new Error('no PKCE code verifier saved: start the sign-in again');
     return verifier;
   }
 
   saveDiscoveryState(discovery: OAuthDiscoveryState): void {
-    this.#saved.update((saved) => ({ ...saved, discovery }));
+    this.#saved.setDiscovery(discovery);
   }
 
   /**
@@ -211,22 +215,21 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * moved is noticed (and registered with anew).
    */
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.#signingIn ? this.#saved.get().discovery : undefined;
+    return this.#signingIn ? this.#saved.discovery() : undefined;
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    this.#saved.update((saved) => {
-      const next = { ...saved };
-      if (scope === 'all' || scope === 'tokens') {
-        next.tokens = {};
-        next.latestTokens = undefined;
-      }
-      if (scope === 'all' || scope === 'client') next.clients = {};
-      if (scope === 'all' || scope === 'verifier') next.verifier = undefined;
-      if (scope === 'all' || scope === 'discovery') next.discovery = undefined;
-      if (scope === 'all') next.identity = undefined;
-      return next;
-    });
+    const all = scope === 'all';
+    if (all || scope === 'tokens') {
+      this.#saved.setSigned((signed) =>
+        all ? { tokens: {} } : { ...signed, tokens: {}, latest: undefined },
+      );
+    }
+    if (all || scope === 'client') this.#saved.setClients(() => ({}));
+    if (all || scope === 'verifier') {
+      this.#signIn.update((signIn) => ({ ...signIn, verifier: undefined }));
+    }
+    if (all || scope === 'discovery') this.#saved.setDiscovery(undefined);
     this.#notify();
   }
 
@@ -237,7 +240,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * not someone else (their private data stays until `signOut`).
    */
   identity(): string | undefined {
-    return this.#saved.get().identity;
+    return this.#saved.signed().identity;
   }
 
   /**
@@ -289,7 +292,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
       removeEventListener(type: 'message', fn: (event: MessageEvent) => void): void;
     };
     if (this.#options.mode !== 'popup') {
-      this.#saved.update((saved) => ({ ...saved, returnTo: page.location.href }));
+      this.#signIn.update((signIn) => ({ ...signIn, returnTo: page.location.href }));
       page.location.assign(url.href);
       return;
     }
@@ -315,7 +318,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    */
   async complete(callbackUrl: string | URL): Promise<{ returnTo: string | undefined }> {
     const response = readAuthorizationResponse(callbackUrl);
-    const saved = this.#saved.get();
+    const saved = this.#signIn.get();
     if (response.error) {
       throw new Error(
         `sign-in failed: ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ''}`,
@@ -335,15 +338,14 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     } finally {
       this.#signingIn = false;
     }
-    this.#saved.update((next) => ({ ...next, state: undefined, returnTo: undefined }));
+    this.#signIn.update((next) => ({ ...next, state: undefined, returnTo: undefined }));
     this.#notify();
     return { returnTo: saved.returnTo };
   }
 
   /** Forget this user: tokens go, and with them (in the cache) their private data. */
   signOut(): void {
-    this.invalidateCredentials('tokens');
-    this.#saved.update((saved) => ({ ...saved, identity: undefined }));
+    this.#saved.setSigned(() => ({ tokens: {} }));
     this.#notify();
   }
 

@@ -76,6 +76,13 @@ export class StoredJson<T> {
     for (const peer of this.#peers) if (peer !== this) peer.#changedElsewhere();
   }
 
+  /** Remove the key altogether (nothing of it stays in the storage). */
+  clear(): void {
+    this.#cached = this.#initial;
+    this.#storage.removeItem(this.#key);
+    for (const peer of this.#peers) if (peer !== this) peer.#changedElsewhere();
+  }
+
   #changedElsewhere(): void {
     this.#cached = undefined;
     this.#onExternalChange();

@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { BackoffOptions } from './backoff';
 import { McpQueryError } from './errors';
-import { invalidUrl, resolveUrl } from './failure';
+import { foreignAuthProvider, invalidUrl, resolveUrl } from './failure';
 import { createHttpTransport, type TransportObserver } from './httpTransport';
 
 export type ProtocolChoice = 'auto' | '2026-07-28' | 'legacy';
@@ -44,8 +44,8 @@ export interface OwnedSourceOptions {
   target: { url: string | URL; fetch?: typeof fetch | undefined } | { transport: () => Transport };
   clientInfo: Implementation;
   protocol: ProtocolChoice;
-  /** OAuth for `url` (a transport from a factory carries its own). */
-  authProvider?: OAuthClientProvider | undefined;
+  /** OAuth for `url` (a transport from a factory carries its own); refused for another server. */
+  authProvider?: (OAuthClientProvider & { resource?(): string | undefined }) | undefined;
   /** Delays between attempts to resume a stream that ended. */
   backoff: BackoffOptions;
   /** What the client declares it can do, and the handlers behind it. */
@@ -60,7 +60,8 @@ export function ownedSource(options: OwnedSourceOptions): ClientSource {
     reconnectable: true,
     async connect(prepare, timeoutMs) {
       if ('url' in target) {
-        const invalid = invalidUrl(target.url);
+        const invalid =
+          invalidUrl(target.url) ?? foreignAuthProvider(target.url, options.authProvider);
         if (invalid) throw invalid;
       }
       const client = new Client(options.clientInfo, {

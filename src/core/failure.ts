@@ -105,6 +105,31 @@ export function resolveUrl(url: string | URL): URL {
   return new URL(String(url), pageUrl());
 }
 
+/** A server as an OAuth resource (RFC 8707, the MCP spec's canonical URI): absolute, no fragment. */
+export function canonicalResource(url: string | URL): string {
+  const resolved = resolveUrl(url);
+  resolved.hash = '';
+  return resolved.href;
+}
+
+/**
+ * A provider that signs in to another server than `url` would hand that
+ * server its tokens, which it could replay where they are valid: refused
+ * before anything is sent.
+ */
+export function foreignAuthProvider(
+  url: string | URL,
+  provider: { resource?(): string | undefined } | undefined,
+): McpQueryError | undefined {
+  const resource = provider?.resource?.();
+  const target = canonicalResource(url);
+  if (resource === undefined || resource === target) return undefined;
+  return new McpQueryError(
+    'INVALID_OPTIONS',
+    `the authProvider signs in to ${resource}, not to ${target}: a token goes only to the server it was issued for (one provider per server)`,
+  );
+}
+
 /** Why a request that waited for the connection cannot have it. */
 export function notConnected(state: ConnectionSnapshot, started: boolean): McpQueryError {
   const { phase, error } = state;

@@ -13,6 +13,8 @@ import type { CallToolVariables } from './tools';
  * (`createOAuthProvider` from `mcp-react-query/auth` does).
  */
 export interface AuthAware {
+  /** The server it signs in to (canonical URL, RFC 8707): connecting elsewhere is refused. */
+  resource?(): string | undefined;
   /** Who is signed in now (stable across refreshes); undefined when nobody is. */
   identity?(): string | undefined;
   /** Follow this connection: report sign-ins, say what `authorize()` does. Returns unbind. */

@@ -1,0 +1,73 @@
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import { type KeyValueStorage, StoredJson } from './storage';
+
+/** What one server's sign-in keeps. */
+export interface Signed {
+  /** Per authorization server issuer ('' when unknown). */
+  tokens: Record<string, StoredOAuthTokens>;
+  latest?: StoredOAuthTokens;
+  /** Who signed in (see `OAuthProvider#identity`). */
+  identity?: string;
+}
+
+interface Saved {
+  /** Client registrations, per authorization server issuer: any server may use them. */
+  clients: Record<string, StoredOAuthClientInformation>;
+  /**
+   * Tokens per resource (a server's canonical URL, RFC 8707): handed out
+   * only for the server they were issued for, even when several providers
+   * share one storage key.
+   */
+  resources: Record<string, Signed>;
+  /** What discovery found last (public metadata: where to revoke, among others). */
+  discovery?: OAuthDiscoveryState;
+}
+
+const EMPTY: Signed = { tokens: {} };
+
+/** The credentials one provider keeps, under one storage key. */
+export class Credentials {
+  readonly #stored: StoredJson<Saved>;
+  readonly #resource: string;
+
+  constructor(storage: KeyValueStorage, key: string, resource: string, onChange: () => void) {
+    this.#resource = resource;
+    this.#stored = new StoredJson<Saved>(storage, key, { clients: {}, resources: {} }, onChange);
+  }
+
+  /** This server's tokens and identity. */
+  signed(): Signed {
+    return this.#stored.get().resources?.[this.#resource] ?? EMPTY;
+  }
+
+  setSigned(change: (signed: Signed) => Signed): void {
+    this.#stored.update((saved) => ({
+      ...saved,
+      resources: { ...saved.resources, [this.#resource]: change(this.signed()) },
+    }));
+  }
+
+  client(issuer: string): StoredOAuthClientInformation | undefined {
+    return this.#stored.get().clients?.[issuer];
+  }
+
+  setClients(
+    change: (
+      clients: Record<string, StoredOAuthClientInformation>,
+    ) => Record<string, StoredOAuthClientInformation>,
+  ): void {
+    this.#stored.update((saved) => ({ ...saved, clients: change(saved.clients ?? {}) }));
+  }
+
+  discovery(): OAuthDiscoveryState | undefined {
+    return this.#stored.get().discovery;
+  }
+
+  setDiscovery(discovery: OAuthDiscoveryState | undefined): void {
+    this.#stored.update((saved) => ({ ...saved, discovery }));
+  }
+}

@@ -1,0 +1,124 @@
+/** @vitest-environment jsdom */
+/**
+ * Trust boundaries of the sign-in glue (issue 17), on the three real servers behind the demo
+ * authorization server, checked on the wire (the servers' request logs) wherever there is one:
+ * a token goes only to the server it was issued for, a new sign-in is a new person, and
+ * signing out or in as someone else leaves nothing of the previous connection open.
+ */
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpProvider, type McpProviderProps, useMcp, useResource } from '../../src';
+import { memoryStorage, type OAuthProvider } from '../../src/auth';
+import { startServer } from '../servers';
+import { ERA_CASES, text } from '../support/eras';
+import {
+  atEnd,
+  closeAll,
+  connect,
+  FAST,
+  INBOX,
+  oauthProvider,
+  protectedServer,
+  sentWith,
+} from '../support/oauth';
+import { eventually, sleep } from '../support/wait';
+
+afterEach(async () => {
+  cleanup();
+  await sleep(20); // a provider tears down on the next macrotask
+  await closeAll();
+});
+
+const renders: string[] = [];
+
+function Inbox() {
+  const query = useResource(INBOX);
+  const content = query.data?.contents[0];
+  const shown = content && 'text' in content ? content.text : '…';
+  renders.push(shown);
+  return <div data-testid="inbox">{shown}</div>;
+}
+
+function Status() {
+  const { status, error } = useMcp();
+  return (
+    <div>
+      <div data-testid="status">{status}</div>
+      <div data-testid="error">
+        {error ? `${(error as { code?: string }).code}: ${error.message}` : ''}
+      </div>
+    </div>
+  );
+}
+
+function renderApp(props: Partial<McpProviderProps> & { url: string }) {
+  const queryClient = new QueryClient({
+    defaultOptions: { queries: { retry: 1, retryDelay: 20 } },
+  });
+  atEnd(() => queryClient.clear());
+  const ui = (next: Partial<McpProviderProps>) => (
+    <QueryClientProvider client={queryClient}>
+      <McpProvider lingerMs={30} reconnect={FAST} {...props} {...next}>
+        <Status />
+        <Inbox />
+      </McpProvider>
+    </QueryClientProvider>
+  );
+  const view = render(ui({}));
+  return { queryClient, rerender: (next: Partial<McpProviderProps>) => view.rerender(ui(next)) };
+}
+
+const shown = (id: string) => screen.getByTestId(id).textContent;
+
+async function signedInUpFront(provider: OAuthProvider) {
+  await provider.authorize();
+  const token = provider.tokens()?.access_token;
+  expect(token).toBeTruthy();
+  return token as string;
+}
+
+describe.each(ERA_CASES)('a token goes only to its own server ($kind)', ({ kind }) => {
+  it("the provider's url moves to another server: INVALID_OPTIONS naming both URLs, and that server gets nothing", async () => {
+    const { server: a } = await protectedServer(kind);
+    const b = await startServer(kind, { store: undefined });
+    atEnd(() => b.close());
+    b.store.upsert(text(INBOX, "b's inbox"));
+    const { provider } = oauthProvider(a);
+    const token = await signedInUpFront(provider);
+    const app = renderApp({ url: a.url, authProvider: provider });
+    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    expect(sentWith(a, token).length).toBeGreaterThan(0);
+
+    app.rerender({ url: b.url });
+    await waitFor(() => expect(shown('status')).toBe('error'));
+    expect(shown('error')).toMatch(/^INVALID_OPTIONS: /);
+    expect(shown('error')).toContain(a.url);
+    expect(shown('error')).toContain(b.url);
+    expect(sentWith(b, token)).toEqual([]);
+    expect(b.requests()).toEqual([]);
+  });
+
+  it('a provider never returns tokens issued for another server, even from a shared storage key', async () => {
+    const { authServer, server: a } = await protectedServer(kind);
+    const { server: b } = await protectedServer(kind, { authServer });
+    const storage = memoryStorage();
+    const forA = oauthProvider(a, { storage, storageKey: 'shared' });
+    const forB = oauthProvider(b, { storage, storageKey: 'shared' });
+    const token = await signedInUpFront(forA.provider);
+    expect(forB.provider.tokens()).toBeUndefined();
+    expect(forB.provider.identity()).toBeUndefined();
+
+    const { sync } = connect(b, forB.provider);
+    await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+    expect(sentWith(b, token)).toEqual([]);
+    expect(b.requests().every((request) => request.authorization === undefined)).toBe(true);
+
+    // B signing in on the same key leaves A signed in, with its own token.
+    sync.authorize();
+    await eventually(() => expect(sync.getState().status).toBe('ready'));
+    expect(forB.provider.tokens()?.access_token).not.toBe(token);
+    expect(forA.provider.tokens()?.access_token).toBe(token);
+    expect(sentWith(b, token)).toEqual([]);
+  });
+});

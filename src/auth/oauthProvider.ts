@@ -169,14 +169,15 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   }
 
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
+    // A code exchange is someone signing in, who is whoever the tokens name;
+    // tokens that name nobody (opaque) make them someone new, so private data
+    // never crosses users. A refresh is the same person.
+    const signingIn = this.#signingIn;
     this.#saved.setSigned((signed) => {
-      // Who is signed in: the token's subject when it has one, so private
-      // data never crosses users. Opaque tokens say nobody: the user stays
-      // who they were (a refresh, a step-up) until they sign out.
       const identity =
         subject((tokens as { id_token?: string }).id_token) ??
         subject(tokens.access_token) ??
-        signed.identity ??
+        (signingIn ? undefined : signed.identity) ??
         randomState();
       return {
         tokens: { ...signed.tokens, [ctx?.issuer ?? '']: tokens },

@@ -6,9 +6,9 @@
  * signing out or in as someone else leaves nothing of the previous connection open.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpProvider, type McpProviderProps, useMcp, useResource } from '../../src';
+import { McpProvider, type McpProviderProps, mcpKeys, useMcp, useResource } from '../../src';
 import { memoryStorage, type OAuthProvider } from '../../src/auth';
 import { startServer } from '../servers';
 import { ERA_CASES, text } from '../support/eras';
@@ -18,6 +18,7 @@ import {
   connect,
   FAST,
   INBOX,
+  inbox,
   oauthProvider,
   protectedServer,
   sentWith,
@@ -41,9 +42,12 @@ function Inbox() {
 }
 
 function Status() {
-  const { status, error } = useMcp();
+  const { status, error, authorize } = useMcp();
   return (
     <div>
+      <button type="button" onClick={authorize}>
+        sign in
+      </button>
       <div data-testid="status">{status}</div>
       <div data-testid="error">
         {error ? `${(error as { code?: string }).code}: ${error.message}` : ''}
@@ -120,5 +124,64 @@ describe.each(ERA_CASES)('a token goes only to its own server ($kind)', ({ kind 
     expect(forB.provider.tokens()?.access_token).not.toBe(token);
     expect(forA.provider.tokens()?.access_token).toBe(token);
     expect(sentWith(b, token)).toEqual([]);
+  });
+});
+
+describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => {
+  it("opaque tokens: user 2 signs in after user 1's session ended; user 2's tree never renders user 1's inbox", async () => {
+    const { authServer, server } = await protectedServer(kind, {
+      authServer: { opaqueTokens: true },
+    });
+    const { provider, browser } = oauthProvider(server);
+    const { queryClient } = renderApp({ url: server.url, authProvider: provider });
+    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    act(() => fireEvent.click(screen.getByText('sign in')));
+    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    const alice = provider.identity();
+    expect(alice).toBeTruthy();
+
+    // Alice's session ends at the authorization server (nothing refreshes any more); her inbox
+    // stays on screen, as any failed read keeps what it had.
+    authServer.expireAccessTokens();
+    authServer.revokeRefreshTokens();
+    server.resourceUpdated(INBOX);
+    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+
+    // Bob signs in on the same screen. From the moment his tokens are stored, nothing of
+    // alice's may be in the cache or on the screen.
+    authServer.setUser('bob');
+    let cachedAtSignIn: unknown = 'not signed in yet';
+    browser.after = () => {
+      renders.length = 0;
+      cachedAtSignIn = queryClient.getQueryData(mcpKeys.resource(INBOX));
+    };
+    act(() => fireEvent.click(screen.getByText('sign in')));
+    await waitFor(() => expect(cachedAtSignIn).not.toBe('not signed in yet'));
+    expect(browser.errors).toEqual([]);
+    expect(cachedAtSignIn).toBeUndefined();
+    await waitFor(() => expect(shown('inbox')).toBe("bob's inbox"));
+    expect(renders).not.toContain("alice's inbox");
+    expect(provider.identity()).not.toBe(alice);
+  });
+
+  it('opaque tokens: a refresh is the same person (nothing is reset)', async () => {
+    const { authServer, server } = await protectedServer(kind, {
+      authServer: { opaqueTokens: true },
+    });
+    const { provider } = oauthProvider(server);
+    const { queryClient } = renderApp({ url: server.url, authProvider: provider });
+    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    act(() => fireEvent.click(screen.getByText('sign in')));
+    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    const alice = provider.identity();
+    renders.length = 0;
+    authServer.expireAccessTokens();
+    server.store.upsert(inbox({ alice: "alice's inbox, later" }));
+    server.resourceUpdated(INBOX);
+    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox, later"));
+    expect(authServer.stats().refreshes).toBeGreaterThanOrEqual(1);
+    expect(provider.identity()).toBe(alice);
+    expect(renders).not.toContain('…');
+    expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toBeDefined();
   });
 });

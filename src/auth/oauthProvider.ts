@@ -10,6 +10,7 @@ import {
 import { canonicalResource } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/internals';
 import { Credentials } from './credentials';
+import { revokeRefreshToken } from './revoke';
 import { type KeyValueStorage, memoryStorage, StoredJson } from './storage';
 
 export interface OAuthProviderOptions {
@@ -344,10 +345,28 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     return { returnTo: saved.returnTo };
   }
 
-  /** Forget this user: tokens go, and with them (in the cache) their private data. */
-  signOut(): void {
+  /**
+   * Forget this user: their tokens and identity go (and with them, in the
+   * cache, their private data; the connection they opened ends), and so
+   * does any sign-in in progress. The refresh token is revoked where the
+   * authorization server offers it (RFC 7009); resolves once that is done.
+   */
+  async signOut(): Promise<void> {
+    const { latest } = this.#saved.signed();
+    const issuer = latest?.issuer;
+    const metadata = this.#saved.discovery()?.authorizationServerMetadata;
+    const client = issuer === undefined ? undefined : this.clientInformation({ issuer });
     this.#saved.setSigned(() => ({ tokens: {} }));
+    this.#signIn.clear();
+    this.#pending = undefined;
     this.#notify();
+    const endpoint =
+      metadata?.issuer === issuer
+        ? (metadata as { revocation_endpoint?: string } | undefined)?.revocation_endpoint
+        : undefined;
+    if (latest?.refresh_token && endpoint && client) {
+      await revokeRefreshToken(endpoint, latest.refresh_token, client);
+    }
   }
 
   #notify(): void {

@@ -67,6 +67,8 @@ export class McpCacheSync {
   #reset: Query[];
   #compare: ((uri: string) => boolean) | undefined;
   #authorize: (() => void) | undefined;
+  /** Who the auth provider says is signed in (whose credentials the connection carries). */
+  #signedInAs: string | undefined;
   /** Set while another tab holds the connection (tab sharing). */
   #remote: Remote | undefined;
   readonly #disposers: Array<(() => void) | undefined> = [];
@@ -82,7 +84,8 @@ export class McpCacheSync {
     this.queryClient = queryClient;
     this.keys = createMcpKeys(options.scope);
     const auth = options.authProvider as AuthAware | undefined;
-    this.#identity = identityOf({ ...options, authContext: authContext ?? auth?.identity?.() });
+    this.#signedInAs = auth?.identity?.();
+    this.#identity = identityOf({ ...options, authContext: authContext ?? this.#signedInAs });
     const emit = this.#bus.emit;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
     this.#timeoutMs = timeoutMs;
@@ -291,11 +294,17 @@ export class McpCacheSync {
   }
 
   /**
-   * Tokens changed. Someone else signed in: their private data is not the
-   * previous user's (rule 12). Signed in at all: connect, if waiting for it.
+   * Tokens changed. Someone else signed in, or nobody is: the connection
+   * opened with the previous credentials (its stream, a 2025 session) ends
+   * and a new one starts with the new ones, and their private data is not
+   * the previous user's (rule 12). Signed in at all: connect, if waiting for it.
    */
   #signedIn(identity: string | undefined, hasToken: boolean): void {
     if (this.#disposed) return;
+    const someoneElse = identity !== this.#signedInAs;
+    this.#signedInAs = identity;
+    // First, so that reads started by the reset below wait for the new connection.
+    if (someoneElse) this.#connection.reconnect();
     const auth = this.#internals.options.authContext ?? identity;
     if (auth !== this.#identity.auth) {
       this.#identity = { ...this.#identity, auth };
@@ -303,7 +312,9 @@ export class McpCacheSync {
       for (const run of this.#identityListeners) run();
       this.#refetch((query) => reset.includes(query));
     }
-    if (hasToken && this.#connection.state.phase === 'unauthorized') this.reconnect();
+    if (!someoneElse && hasToken && this.#connection.state.phase === 'unauthorized') {
+      this.reconnect();
+    }
   }
 
   async #run({ queryKey, signal }: QueryFunctionContext): Promise<unknown> {

@@ -291,7 +291,9 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
 
     renders.length = 0;
-    act(() => provider.signOut());
+    act(() => {
+      void provider.signOut();
+    });
     // Signed out: alice's private data leaves the cache at once, and the screen with the next
     // render (TanStack notifies observers on its next tick).
     expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toBeUndefined();
@@ -319,7 +321,10 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     await waitFor(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
     await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
-    act(() => provider.signOut()); // the inbox is read again, without a token: 401
+    // The connection ends and connects again, without a token: 401.
+    act(() => {
+      void provider.signOut();
+    });
     await waitFor(() => expect(shown('status')).toBe('unauthorized'));
   });
 
@@ -335,7 +340,9 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     act(() => fireEvent.click(screen.getByText('sign in')));
     await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
     renders.length = 0;
-    act(() => provider.signOut());
+    act(() => {
+      void provider.signOut();
+    });
     await sleep(200); // the partition is the app's: nothing may be reset meanwhile
     expect(renders).not.toContain('…');
     expect(shown('inbox')).toBe("alice's inbox");

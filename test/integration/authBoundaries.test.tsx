@@ -8,7 +8,14 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpProvider, type McpProviderProps, mcpKeys, useMcp, useResource } from '../../src';
+import {
+  callTool,
+  McpProvider,
+  type McpProviderProps,
+  mcpKeys,
+  useMcp,
+  useResource,
+} from '../../src';
 import { memoryStorage, type OAuthProvider } from '../../src/auth';
 import { startServer } from '../servers';
 import { ERA_CASES, text } from '../support/eras';
@@ -23,6 +30,7 @@ import {
   protectedServer,
   sentWith,
 } from '../support/oauth';
+import { observeResource } from '../support/observe';
 import { eventually, sleep } from '../support/wait';
 
 afterEach(async () => {
@@ -185,3 +193,117 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
     expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toBeDefined();
   });
 });
+
+const NEWS = 'public://news';
+
+/** Signed in as alice, showing only public data (so nothing is re-read when she leaves). */
+async function aliceReadingNews(
+  kind: (typeof ERA_CASES)[number]['kind'],
+  storage = memoryStorage(),
+) {
+  const { authServer, server } = await protectedServer(kind, {
+    resources: [text(NEWS, 'news', { cacheScope: 'public' })],
+  });
+  const { provider, browser } = oauthProvider(server, { storage });
+  const { sync, statuses } = connect(server, provider);
+  const news = observeResource(sync, NEWS);
+  atEnd(news.unmount);
+  await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+  sync.authorize();
+  await eventually(() => expect(news.text()).toBe('news'));
+  await eventually(() => expect(server.openStreams()).toBe(1));
+  const token = provider.tokens()?.access_token as string;
+  expect(sentWith(server, token).length).toBeGreaterThan(0);
+  return { authServer, server, provider, browser, sync, statuses, news, token };
+}
+
+describe.each(ERA_CASES)(
+  'leaving closes what the previous credentials opened ($kind)',
+  ({ kind, era }) => {
+    it('signing out ends the connection that carried the token (2025: DELETE with it) and connects again without one', async () => {
+      const { server, provider, sync, token } = await aliceReadingNews(kind);
+      const sessionsBefore = server.liveSessions();
+      const mark = server.requests().length;
+      await provider.signOut();
+      await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+      await eventually(() => expect(server.openStreams()).toBe(0));
+      const after = server.requests().slice(mark);
+      const withToken = after.filter((request) => request.authorization === `Bearer ${token}`);
+      if (era === 'legacy') {
+        expect(sessionsBefore).toBe(1);
+        await eventually(() => expect(server.liveSessions()).toBe(0));
+        // The session ends with its own credentials, and that is the last they are used.
+        expect(withToken.map((request) => request.method)).toEqual(['DELETE']);
+      } else {
+        expect(withToken).toEqual([]);
+      }
+      // A new connection was tried, without credentials.
+      expect(after.some((r) => r.method === 'POST' && r.authorization === undefined)).toBe(true);
+    });
+
+    it("someone else signing in ends the previous user's connection and opens one with the new token", async () => {
+      const { authServer, server, provider, sync, token } = await aliceReadingNews(kind);
+      const inboxView = observeResource(sync, INBOX);
+      atEnd(inboxView.unmount);
+      await eventually(() => expect(inboxView.text()).toBe("alice's inbox"));
+      const listens = server.counters().listenRequests;
+      const mark = server.requests().length;
+      // Switching accounts: alice's refresh no longer works, so authorize() signs in afresh.
+      authServer.revokeRefreshTokens();
+      authServer.setUser('bob');
+      await provider.authorize();
+      expect(provider.identity()).toBe('bob');
+      await eventually(() => expect(inboxView.text()).toBe("bob's inbox"));
+      await eventually(() => expect(server.openStreams()).toBe(1));
+      const bobs = provider.tokens()?.access_token;
+      const after = server.requests().slice(mark);
+      const withAlice = after.filter((request) => request.authorization === `Bearer ${token}`);
+      if (era === 'legacy') {
+        await eventually(() => expect(server.liveSessions()).toBe(1));
+        expect(withAlice.map((request) => request.method)).toEqual(['DELETE']);
+        const sessions = new Set(after.map((r) => r.sessionId).filter(Boolean));
+        expect(sessions.size).toBeGreaterThanOrEqual(1);
+        expect(sentWith(server, bobs).some((r) => r.method === 'GET')).toBe(true);
+      } else {
+        expect(withAlice).toEqual([]);
+        expect(server.counters().listenRequests).toBeGreaterThan(listens);
+      }
+      expect(sync.getState().status).toBe('ready');
+    });
+
+    it('signOut() forgets tokens, identity, verifier and state, and revokes the refresh token', async () => {
+      const storage = memoryStorage();
+      const written = new Map<string, string>();
+      const watched = {
+        getItem: (key: string) => storage.getItem(key),
+        setItem: (key: string, value: string) => {
+          written.set(key, value);
+          storage.setItem(key, value);
+        },
+        removeItem: (key: string) => {
+          written.delete(key);
+          storage.removeItem(key);
+        },
+      };
+      const { authServer, provider, sync } = await aliceReadingNews(kind, watched);
+      const refresh = provider.tokens()?.refresh_token as string;
+      // A step-up leaves a sign-in waiting for the user: its state and verifier are stored.
+      await expect(callTool(sync, { name: 'admin-only' })).rejects.toThrow();
+      await eventually(() => expect(provider.pendingAuthorization).toBeDefined());
+      const state = provider.pendingAuthorization?.searchParams.get('state') as string;
+      expect([...written.values()].join()).toContain(state);
+
+      await provider.signOut();
+      const everything = [...written.values()].join();
+      expect(provider.tokens()).toBeUndefined();
+      expect(provider.identity()).toBeUndefined();
+      expect(provider.pendingAuthorization).toBeUndefined();
+      expect(everything).not.toContain(refresh);
+      expect(everything).not.toContain(state);
+      expect(everything).not.toMatch(
+        /"(verifier|state|returnTo|access_token|refresh_token|identity)":/,
+      );
+      expect(authServer.stats()).toMatchObject({ revocations: 1, revokedTokens: [refresh] });
+    });
+  },
+);

@@ -252,7 +252,13 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    */
   bind(control: AuthControl): () => void {
     control.setAuthorize(() => void this.authorize().catch(control.failed));
-    return this.subscribe(() => control.signedIn(this.identity(), this.tokens() !== undefined));
+    let signedIn = this.identity();
+    return this.subscribe(() => {
+      const now = this.identity();
+      const renew = now !== signedIn;
+      signedIn = now;
+      control.signedIn(now, this.tokens() !== undefined, renew);
+    });
   }
 
   /** Tokens changed (signed in, refreshed, signed out), here or in another tab. */

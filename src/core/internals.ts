@@ -13,8 +13,6 @@ import type { CallToolVariables } from './tools';
  * (`createOAuthProvider` from `mcp-react-query/auth` does).
  */
 export interface AuthAware {
-  /** The server it signs in to (canonical URL, RFC 8707): connecting elsewhere is refused. */
-  resource?(): string | undefined;
   /** Who is signed in now (stable across refreshes); undefined when nobody is. */
   identity?(): string | undefined;
   /** Follow this connection: report sign-ins, say what `authorize()` does. Returns unbind. */
@@ -24,9 +22,11 @@ export interface AuthAware {
 export interface AuthControl {
   /**
    * Tokens changed: who is signed in now, and whether there is a token to
-   * use (which resumes a connection waiting for one).
+   * use (which resumes a connection waiting for one). `renew`: someone else
+   * signed in, or nobody is: what the previous credentials opened (a
+   * stream, a 2025 session) ends, and the connection starts again.
    */
-  signedIn(identity: string | undefined, hasToken: boolean): void;
+  signedIn(identity: string | undefined, hasToken: boolean, renew?: boolean): void;
   /** What `useMcp().authorize()` does from now on. */
   setAuthorize(start: () => void): void;
   /** Signing in failed (an issuer mismatch, a refused registration…): the status says why. */

@@ -67,8 +67,6 @@ export class McpCacheSync {
   #reset: Query[];
   #compare: ((uri: string) => boolean) | undefined;
   #authorize: (() => void) | undefined;
-  /** Who the auth provider says is signed in (whose credentials the connection carries). */
-  #signedInAs: string | undefined;
   /** Set while another tab holds the connection (tab sharing). */
   #remote: Remote | undefined;
   readonly #disposers: Array<(() => void) | undefined> = [];
@@ -84,8 +82,7 @@ export class McpCacheSync {
     this.queryClient = queryClient;
     this.keys = createMcpKeys(options.scope);
     const auth = options.authProvider as AuthAware | undefined;
-    this.#signedInAs = auth?.identity?.();
-    this.#identity = identityOf({ ...options, authContext: authContext ?? this.#signedInAs });
+    this.#identity = identityOf({ ...options, authContext: authContext ?? auth?.identity?.() });
     const emit = this.#bus.emit;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
     this.#timeoutMs = timeoutMs;
@@ -266,7 +263,7 @@ export class McpCacheSync {
     this.#bridge.start();
     this.#disposers.push(
       (this.#internals.options.authProvider as AuthAware | undefined)?.bind?.({
-        signedIn: (identity, hasToken) => this.#signedIn(identity, hasToken),
+        signedIn: (identity, hasToken, renew) => this.#signedIn(identity, hasToken, renew),
         setAuthorize: (start) => {
           this.#authorize = start;
         },
@@ -294,26 +291,18 @@ export class McpCacheSync {
   }
 
   /**
-   * Tokens changed. Someone else signed in, or nobody is: the connection
-   * opened with the previous credentials (its stream, a 2025 session) ends
-   * and a new one starts with the new ones, and their private data is not
-   * the previous user's (rule 12). Signed in at all: connect, if waiting for it.
+   * Tokens changed. Someone else or nobody signed in: a new connection (`renew`), and the previous
+   * user's private data goes (rule 12). Signed in at all: connect, if waiting for it.
    */
-  #signedIn(identity: string | undefined, hasToken: boolean): void {
+  #signedIn(identity: string | undefined, hasToken: boolean, renew = false): void {
     if (this.#disposed) return;
-    const someoneElse = identity !== this.#signedInAs;
-    this.#signedInAs = identity;
-    // First, so that reads started by the reset below wait for the new connection.
-    if (someoneElse) this.#connection.reconnect();
+    if (renew || (hasToken && this.#connection.state.phase === 'unauthorized')) this.reconnect();
     const auth = this.#internals.options.authContext ?? identity;
     if (auth !== this.#identity.auth) {
       this.#identity = { ...this.#identity, auth };
       const reset = adoptPartition(this.queryClient, this.keys, this.#identity);
       for (const run of this.#identityListeners) run();
       this.#refetch((query) => reset.includes(query));
-    }
-    if (!someoneElse && hasToken && this.#connection.state.phase === 'unauthorized') {
-      this.reconnect();
     }
   }
 

@@ -11,7 +11,8 @@ import { canonicalResource } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/internals';
 import { Credentials } from './credentials';
 import { revokeRefreshToken } from './revoke';
-import { type KeyValueStorage, memoryStorage, StoredJson } from './storage';
+import { PendingSignIn, randomState, readAuthorizationResponse, type SignIn } from './signIn';
+import { type StorageChoice, signInStorage, tokenStorage } from './storage';
 
 export interface OAuthProviderOptions {
   /** The MCP server, as given to McpProvider's `url`. */
@@ -26,8 +27,13 @@ export interface OAuthProviderOptions {
   clientInformation?: StoredOAuthClientInformation;
   /** `redirect` (default) leaves the page; `popup` signs in in a window and stays. */
   mode?: 'redirect' | 'popup';
-  /** Where credentials live (default: `localStorage` in browsers, memory elsewhere). */
-  storage?: KeyValueStorage;
+  /**
+   * Where tokens live: `'session'` (default: the tab's sessionStorage),
+   * `'local'`, `'memory'`, or a storage of your own (SECURITY.md weighs them).
+   * The `state` and PKCE verifier of a sign-in live only while it does: in
+   * the page (popup), in sessionStorage (redirect), or in your storage.
+   */
+  storage?: StorageChoice;
   /** Prefix of the storage keys (default: one per server URL). */
   storageKey?: string;
   /**
@@ -38,38 +44,7 @@ export interface OAuthProviderOptions {
   navigate?: (url: URL) => void | Promise<void>;
 }
 
-/** The parameters the authorization server adds to the redirect URL. */
-export interface AuthorizationResponse {
-  code: string | null;
-  state: string | null;
-  iss: string | null;
-  error: string | null;
-  errorDescription: string | null;
-}
-
 export const CALLBACK_MESSAGE = 'mcp-react-query:oauth-callback';
-
-/** One sign-in, from the authorization URL handed out to its callback. */
-interface SignIn {
-  state?: string;
-  verifier?: string;
-  /** Where the user was before leaving (redirect mode). */
-  returnTo?: string;
-}
-
-const browserStorage = (): KeyValueStorage | undefined => {
-  try {
-    return (globalThis as { localStorage?: KeyValueStorage }).localStorage;
-  } catch {
-    return undefined;
-  }
-};
-
-const randomState = () => {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-};
 
 /** The `sub` claim of a JWT, unverified: enough to tell two signed-in users apart. */
 function subject(token: string | undefined): string | undefined {
@@ -99,19 +74,23 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   readonly #options: OAuthProviderOptions;
   readonly #resource: string;
   readonly #saved: Credentials;
-  readonly #signIn: StoredJson<SignIn>;
+  readonly #signIn: PendingSignIn;
   readonly #listeners = new Set<() => void>();
   #pending: URL | undefined;
-  #signingIn = false;
+  /** What discovery found last, for the sign-in it may start. */
+  #discovery: OAuthDiscoveryState | undefined;
+  /** The sign-in whose code is being exchanged, taken out of storage. */
+  #exchanging: SignIn | undefined;
   readonly clientMetadataUrl?: string;
 
   constructor(options: OAuthProviderOptions) {
     this.#options = options;
     this.#resource = canonicalResource(options.serverUrl);
-    const storage = options.storage ?? browserStorage() ?? memoryStorage();
     const key = options.storageKey ?? `mcp-oauth:${this.#resource}`;
+    const storage = tokenStorage(options.storage);
     this.#saved = new Credentials(storage, key, this.#resource, () => this.#notify());
-    this.#signIn = new StoredJson<SignIn>(storage, `${key}:sign-in`, {}, () => {});
+    const popup = options.mode === 'popup';
+    this.#signIn = new PendingSignIn(signInStorage(options.storage, popup), `${key}:sign-in`);
     if (options.clientMetadataUrl) this.clientMetadataUrl = options.clientMetadataUrl;
   }
 
@@ -147,7 +126,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     const pending = this.#signIn.get().state;
     if (this.#pending && pending) return pending;
     const state = randomState();
-    this.#signIn.update((signIn) => ({ ...signIn, state }));
+    this.#signIn.begin(state);
     return state;
   }
 
@@ -173,7 +152,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     // A code exchange is someone signing in, who is whoever the tokens name;
     // tokens that name nobody (opaque) make them someone new, so private data
     // never crosses users. A refresh is the same person.
-    const signingIn = this.#signingIn;
+    const signingIn = this.#exchanging !== undefined;
     this.#saved.setSigned((signed) => {
       const identity =
         subject((tokens as { id_token?: string }).id_token) ??
@@ -198,16 +177,17 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   saveCodeVerifier(verifier: string): void {
     if (this.#pending) return;
-    this.#signIn.update((signIn) => ({ ...signIn, verifier }));
+    this.#signIn.add({ verifier, ...(this.#discovery && { discovery: this.#discovery }) });
   }
 
   codeVerifier(): string {
-    const { verifier } = this.#signIn.get();
+    const verifier = this.#exchanging?.verifier;
     if (!verifier) throw new Error('no PKCE code verifier saved: start the sign-in again');
     return verifier;
   }
 
   saveDiscoveryState(discovery: OAuthDiscoveryState): void {
+    this.#discovery = discovery;
     this.#saved.setDiscovery(discovery);
   }
 
@@ -217,20 +197,20 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * moved is noticed (and registered with anew).
    */
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.#signingIn ? this.#saved.discovery() : undefined;
+    return this.#exchanging?.discovery;
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     const all = scope === 'all';
-    if (all || scope === 'tokens') {
+    // A code that fails to redeem says nothing about the tokens already held.
+    if (all || (scope === 'tokens' && !this.#exchanging)) {
       this.#saved.setSigned((signed) =>
         all ? { tokens: {} } : { ...signed, tokens: {}, latest: undefined },
       );
     }
     if (all || scope === 'client') this.#saved.setClients(() => ({}));
-    if (all || scope === 'verifier') {
-      this.#signIn.update((signIn) => ({ ...signIn, verifier: undefined }));
-    }
+    if (all) this.#signIn.clear();
+    else if (scope === 'verifier') this.#signIn.add({ verifier: undefined });
     if (all || scope === 'discovery') this.#saved.setDiscovery(undefined);
     this.#notify();
   }
@@ -300,7 +280,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
       removeEventListener(type: 'message', fn: (event: MessageEvent) => void): void;
     };
     if (this.#options.mode !== 'popup') {
-      this.#signIn.update((signIn) => ({ ...signIn, returnTo: page.location.href }));
+      this.#signIn.add({ returnTo: page.location.href });
       page.location.assign(url.href);
       return;
     }
@@ -321,22 +301,22 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   /**
    * Finish a sign-in from the URL the authorization server returned to:
-   * check `state` (the SDK does not), exchange the code (the SDK checks `iss`
-   * and PKCE), store the tokens. Returns where the user was before leaving.
+   * check `state` (the SDK does not) before anything else, take the sign-in
+   * out of storage (it is redeemed once, whatever happens next), exchange
+   * the code (the SDK checks `iss` and PKCE), store the tokens. Returns
+   * where the user was before leaving.
    */
   async complete(callbackUrl: string | URL): Promise<{ returnTo: string | undefined }> {
     const response = readAuthorizationResponse(callbackUrl);
-    const saved = this.#signIn.get();
+    const signIn = this.#signIn.redeem(response);
+    this.#pending = undefined;
     if (response.error) {
       throw new Error(
         `sign-in failed: ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ''}`,
       );
     }
     if (!response.code) throw new Error('the callback URL carries no authorization code');
-    if (!saved.state || response.state !== saved.state) {
-      throw new Error('the callback does not belong to a sign-in started here (state mismatch)');
-    }
-    this.#signingIn = true;
+    this.#exchanging = signIn;
     try {
       await auth(this, {
         serverUrl: String(this.#options.serverUrl),
@@ -344,11 +324,10 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
         ...(response.iss !== null && { iss: response.iss }),
       });
     } finally {
-      this.#signingIn = false;
+      this.#exchanging = undefined;
     }
-    this.#signIn.update((next) => ({ ...next, state: undefined, returnTo: undefined }));
     this.#notify();
-    return { returnTo: saved.returnTo };
+    return { returnTo: signIn.returnTo };
   }
 
   /**
@@ -378,17 +357,6 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   #notify(): void {
     for (const listener of [...this.#listeners]) listener();
   }
-}
-
-export function readAuthorizationResponse(callbackUrl: string | URL): AuthorizationResponse {
-  const params = new URL(String(callbackUrl)).searchParams;
-  return {
-    code: params.get('code'),
-    state: params.get('state'),
-    iss: params.get('iss'),
-    error: params.get('error'),
-    errorDescription: params.get('error_description'),
-  };
 }
 
 /** An OAuth provider for McpProvider's `authProvider` (see `OAuthProvider`). */

@@ -11,7 +11,6 @@ import { QueryClient as CoreQueryClient } from '@tanstack/query-core';
 import {
   completeAuthorization,
   createOAuthProvider,
-  type KeyValueStorage,
   memoryStorage,
   type OAuthProvider,
   type OAuthProviderOptions,
@@ -105,7 +104,7 @@ export interface Browser {
 export function oauthProvider(
   server: { url: string },
   options: {
-    storage?: KeyValueStorage | OAuthProviderOptions['storage'];
+    storage?: OAuthProviderOptions['storage'];
     storageKey?: string;
     browser?: Partial<Browser>;
   } = {},
@@ -123,7 +122,10 @@ export function oauthProvider(
   const provider = createOAuthProvider({
     serverUrl: server.url,
     redirectUrl: REDIRECT,
-    storage: options.storage ?? memoryStorage(),
+    // A storage of the test's own unless it asks for the default (`storage: undefined`).
+    ...('storage' in options
+      ? options.storage !== undefined && { storage: options.storage }
+      : { storage: memoryStorage() }),
     ...(options.storageKey && { storageKey: options.storageKey }),
     navigate: async (url) => {
       browser.visited.push(new URL(url));

@@ -1,4 +1,5 @@
-import { CALLBACK_MESSAGE, type OAuthProvider } from './oauthProvider';
+import type { OAuthProvider } from './oauthProvider';
+import { CALLBACK_MESSAGE } from './popup';
 
 /**
  * For the page the authorization server returns to (the provider's

@@ -10,6 +10,7 @@ import {
 import { canonicalResource } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/internals';
 import { Credentials } from './credentials';
+import { popupCallback } from './popup';
 import { revokeRefreshToken } from './revoke';
 import { PendingSignIn, randomState, readAuthorizationResponse, type SignIn } from './signIn';
 import { type StorageChoice, signInStorage, tokenStorage } from './storage';
@@ -43,8 +44,6 @@ export interface OAuthProviderOptions {
    */
   navigate?: (url: URL) => void | Promise<void>;
 }
-
-export const CALLBACK_MESSAGE = 'mcp-react-query:oauth-callback';
 
 /** The `sub` claim of a JWT, unverified: enough to tell two signed-in users apart. */
 function subject(token: string | undefined): string | undefined {
@@ -273,30 +272,16 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
       await this.#options.navigate(url);
       return;
     }
-    const page = globalThis as unknown as {
-      location: { href: string; assign(url: string): void };
-      open(url: string, target: string, features: string): unknown;
-      addEventListener(type: 'message', fn: (event: MessageEvent) => void): void;
-      removeEventListener(type: 'message', fn: (event: MessageEvent) => void): void;
-    };
-    if (this.#options.mode !== 'popup') {
-      this.#signIn.add({ returnTo: page.location.href });
-      page.location.assign(url.href);
+    if (this.#options.mode === 'popup') {
+      const state = () => this.#signIn.get().state;
+      await this.complete(await popupCallback(url, this.redirectUrl, state));
       return;
     }
-    await new Promise<void>((resolve, reject) => {
-      const onMessage = (event: MessageEvent) => {
-        const data = event.data as { type?: unknown; url?: unknown } | null;
-        if (data?.type !== CALLBACK_MESSAGE || typeof data.url !== 'string') return;
-        page.removeEventListener('message', onMessage);
-        this.complete(data.url).then(() => resolve(), reject);
-      };
-      page.addEventListener('message', onMessage);
-      if (!page.open(url.href, 'mcp-oauth', 'popup,width=520,height=720')) {
-        page.removeEventListener('message', onMessage);
-        reject(new Error('the sign-in popup was blocked: call authorize() from a click'));
-      }
-    });
+    const { location } = globalThis as unknown as {
+      location: { href: string; assign(url: string): void };
+    };
+    this.#signIn.add({ returnTo: location.href });
+    location.assign(url.href);
   }
 
   /**

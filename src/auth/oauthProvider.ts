@@ -12,7 +12,13 @@ import type { AuthAware, AuthControl } from '../core/internals';
 import { Credentials } from './credentials';
 import { popupCallback } from './popup';
 import { revokeRefreshToken } from './revoke';
-import { PendingSignIn, randomState, readAuthorizationResponse, type SignIn } from './signIn';
+import {
+  PendingSignIn,
+  randomState,
+  readAuthorizationResponse,
+  refuseWithoutPkce,
+  type SignIn,
+} from './signIn';
 import { type StorageChoice, signInStorage, tokenStorage } from './storage';
 
 export interface OAuthProviderOptions {
@@ -176,6 +182,12 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   saveCodeVerifier(verifier: string): void {
     if (this.#pending) return;
+    try {
+      refuseWithoutPkce(this.#discovery);
+    } catch (error) {
+      this.#signIn.clear();
+      throw error;
+    }
     this.#signIn.add({ verifier, ...(this.#discovery && { discovery: this.#discovery }) });
   }
 

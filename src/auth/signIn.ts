@@ -21,6 +21,26 @@ export function readAuthorizationResponse(callbackUrl: string | URL): Authorizat
   };
 }
 
+/** The authorization server gives no sign that it checks PKCE: signing in there is refused. */
+export class PkceNotSupportedError extends Error {
+  override readonly name = 'PkceNotSupportedError';
+}
+
+/**
+ * The MCP spec: a client must refuse to proceed when the authorization
+ * server's metadata does not list `code_challenge_methods_supported`
+ * (without it, nothing says the code is bound to this client's verifier).
+ * A server with no metadata at all (the 2025-03-26 fallback) is left to
+ * the SDK's defaults.
+ */
+export function refuseWithoutPkce(discovery: OAuthDiscoveryState | undefined): void {
+  const metadata = discovery?.authorizationServerMetadata;
+  if (!metadata || metadata.code_challenge_methods_supported?.includes('S256')) return;
+  throw new PkceNotSupportedError(
+    `the authorization server ${metadata.issuer} lists no S256 in code_challenge_methods_supported: signing in without PKCE is refused`,
+  );
+}
+
 /** 128 random bits, hex. */
 export const randomState = (): string => {
   const bytes = new Uint8Array(16);

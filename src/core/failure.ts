@@ -22,7 +22,8 @@ export interface Failure {
 const PERMANENT_STATUS = [400, 404, 405, 406, 410, 415, 501];
 /** Codes and error names (SDK, OAuth, JSON) that retrying the same endpoint cannot fix. */
 const PERMANENT =
-  /^(SyntaxError|CLIENT_HTTP_UNEXPECTED_CONTENT|ERR_INVALID_URL|UnsupportedProtocolVersionError|IssuerMismatchError|AuthorizationServerMismatchError|InsecureTokenEndpointError|RegistrationRejectedError)$/;
+  /^(SyntaxError|CLIENT_HTTP_UNEXPECTED_CONTENT|ERR_INVALID_URL|UnsupportedProtocolVersionError|IssuerMismatchError|AuthorizationServerMismatchError|InsecureTokenEndpointError|RegistrationRejectedError|PkceNotSupportedError)$/;
+const SIGN_IN_REFUSED = /^(Protected resource .* does not match|Incompatible auth server)/;
 const UNAUTHORIZED =
   /^(UnauthorizedError|InsufficientScopeError|CLIENT_HTTP_(AUTHENTICATION|FORBIDDEN))$/;
 
@@ -62,9 +63,9 @@ export function classifyFailure(error: unknown, url: string): Failure {
           ? 'permanent'
           : 'transient'
         : names.some((name) => PERMANENT.test(name)) ||
-            // The SDK's resource-indicator check throws a plain Error: the
-            // server names another resource than the one asked for.
-            /^Protected resource .* does not match/.test(String((error as Error)?.message))
+            // The SDK's resource-indicator and PKCE checks throw plain Errors:
+            // the server names another resource, or supports no S256 challenge.
+            SIGN_IN_REFUSED.test(String((error as Error)?.message))
           ? 'permanent'
           : 'transient';
   // An HTML error page says little: keep the text of a short body, never markup.
@@ -81,8 +82,8 @@ export function classifyFailure(error: unknown, url: string): Failure {
       : status !== undefined
         ? `${url}${http}${kind === 'permanent' ? ': is this an MCP endpoint?' : ''}`
         : kind === 'permanent'
-          ? names.some((name) => /Issuer|AuthorizationServer|Token|Registration/.test(name)) ||
-            original.startsWith('Protected resource')
+          ? names.some((name) => /Issuer|AuthorizationServer|Token|Registration|Pkce/.test(name)) ||
+            SIGN_IN_REFUSED.test(original)
             ? `${url}: sign-in failed (${original})`
             : `${url} is not an MCP endpoint we can talk to (${original})`
           : `${url} is unreachable (${original})`;

@@ -156,13 +156,15 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
     // A code exchange is someone signing in, who is whoever the tokens name;
     // tokens that name nobody (opaque) make them someone new, so private data
-    // never crosses users. A refresh is the same person.
-    const signingIn = this.#exchanging !== undefined;
+    // never crosses users. A refresh, or a scope step-up of a sign-in, is
+    // the same person.
+    const exchange = this.#exchanging;
     this.#saved.setSigned((signed) => {
+      const same = exchange === undefined || exchange.stepUpOf === signed.identity;
       const identity =
         subject((tokens as { id_token?: string }).id_token) ??
         subject(tokens.access_token) ??
-        (signingIn ? undefined : signed.identity) ??
+        (same ? signed.identity : undefined) ??
         randomState();
       return {
         tokens: { ...signed.tokens, [ctx?.issuer ?? '']: tokens },
@@ -188,7 +190,12 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
       this.#signIn.clear();
       throw error;
     }
-    this.#signIn.add({ verifier, ...(this.#discovery && { discovery: this.#discovery }) });
+    const { latest, identity } = this.#saved.signed();
+    this.#signIn.add({
+      verifier,
+      ...(this.#discovery && { discovery: this.#discovery }),
+      ...(latest && identity !== undefined && { stepUpOf: identity }),
+    });
   }
 
   codeVerifier(): string {

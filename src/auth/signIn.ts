@@ -56,6 +56,11 @@ export interface SignIn {
   discovery?: OAuthDiscoveryState;
   /** Where the user was before leaving (redirect mode). */
   returnTo?: string;
+  /**
+   * Who was signed in, with tokens, when it started: a scope step-up of
+   * their sign-in, which stays theirs unless the new tokens name someone.
+   */
+  stepUpOf?: string;
 }
 
 /**

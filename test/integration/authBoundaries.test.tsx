@@ -13,6 +13,7 @@ import {
   McpProvider,
   type McpProviderProps,
   mcpKeys,
+  useCallTool,
   useMcp,
   useResource,
 } from '../../src';
@@ -51,10 +52,14 @@ function Inbox() {
 
 function Status() {
   const { status, error, authorize } = useMcp();
+  const call = useCallTool();
   return (
     <div>
       <button type="button" onClick={authorize}>
         sign in
+      </button>
+      <button type="button" onClick={() => call.mutate({ name: 'admin-only' })}>
+        admin
       </button>
       <div data-testid="status">{status}</div>
       <div data-testid="error">
@@ -170,6 +175,30 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
     await waitFor(() => expect(shown('inbox')).toBe("bob's inbox"));
     expect(renders).not.toContain("alice's inbox");
     expect(provider.identity()).not.toBe(alice);
+  });
+
+  it('opaque tokens: a scope step-up of the same sign-in is the same person (nothing is reset)', async () => {
+    const { authServer, server } = await protectedServer(kind, {
+      authServer: { opaqueTokens: true },
+    });
+    const { provider, browser } = oauthProvider(server);
+    const { queryClient } = renderApp({ url: server.url, authProvider: provider });
+    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    act(() => fireEvent.click(screen.getByText('sign in')));
+    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    const alice = provider.identity();
+    renders.length = 0;
+    // A call that needs more scope: 403 insufficient_scope, and the SDK asks for a step-up.
+    act(() => fireEvent.click(screen.getByText('admin')));
+    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    act(() => fireEvent.click(screen.getByText('sign in')));
+    await waitFor(() => expect(shown('status')).toBe('ready'));
+    expect(browser.errors).toEqual([]);
+    expect(authServer.requestedScopes()).toEqual(['mcp', 'mcp mcp:admin']);
+    expect(provider.identity()).toBe(alice);
+    expect(renders).not.toContain('…');
+    expect(shown('inbox')).toBe("alice's inbox");
+    expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toBeDefined();
   });
 
   it('opaque tokens: a refresh is the same person (nothing is reset)', async () => {

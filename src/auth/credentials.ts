@@ -3,6 +3,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { randomState, type SignIn } from './signIn';
 import { type KeyValueStorage, StoredJson } from './storage';
 
 /** What one server's sign-in keeps. */
@@ -28,6 +29,39 @@ interface Saved {
 }
 
 const EMPTY: Signed = { tokens: {} };
+
+/** The `sub` claim of a JWT, unverified: enough to tell two signed-in users apart. */
+function subject(token: string | undefined): string | undefined {
+  const payload = token?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' ? sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who `tokens` belong to. A code exchange (`exchange`) is someone signing
+ * in, who is whoever the tokens name; tokens that name nobody (opaque) make
+ * them someone new, so private data never crosses users. A refresh, or a
+ * scope step-up of the sign-in that still holds its tokens, is the same person.
+ */
+export function whoSignedIn(
+  tokens: StoredOAuthTokens,
+  signed: Signed,
+  exchange: SignIn | undefined,
+): string {
+  const same = exchange === undefined || exchange.stepUpOf === signed.identity;
+  return (
+    subject((tokens as { id_token?: string }).id_token) ??
+    subject(tokens.access_token) ??
+    (same ? signed.identity : undefined) ??
+    randomState()
+  );
+}
 
 /** The credentials one provider keeps, under one storage key. */
 export class Credentials {

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { canonicalResource } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/internals';
-import { Credentials } from './credentials';
+import { Credentials, whoSignedIn } from './credentials';
 import { popupCallback } from './popup';
 import { revokeRefreshToken } from './revoke';
 import {
@@ -49,19 +49,6 @@ export interface OAuthProviderOptions {
    * replace it.
    */
   navigate?: (url: URL) => void | Promise<void>;
-}
-
-/** The `sub` claim of a JWT, unverified: enough to tell two signed-in users apart. */
-function subject(token: string | undefined): string | undefined {
-  const payload = token?.split('.')[1];
-  if (!payload) return undefined;
-  try {
-    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
-    return typeof sub === 'string' ? sub : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -154,24 +141,12 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   }
 
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
-    // A code exchange is someone signing in, who is whoever the tokens name;
-    // tokens that name nobody (opaque) make them someone new, so private data
-    // never crosses users. A refresh, or a scope step-up of a sign-in, is
-    // the same person.
     const exchange = this.#exchanging;
-    this.#saved.setSigned((signed) => {
-      const same = exchange === undefined || exchange.stepUpOf === signed.identity;
-      const identity =
-        subject((tokens as { id_token?: string }).id_token) ??
-        subject(tokens.access_token) ??
-        (same ? signed.identity : undefined) ??
-        randomState();
-      return {
-        tokens: { ...signed.tokens, [ctx?.issuer ?? '']: tokens },
-        latest: tokens,
-        identity,
-      };
-    });
+    this.#saved.setSigned((signed) => ({
+      tokens: { ...signed.tokens, [ctx?.issuer ?? '']: tokens },
+      latest: tokens,
+      identity: whoSignedIn(tokens, signed, exchange),
+    }));
     this.#pending = undefined;
     this.#notify();
   }

@@ -3,6 +3,8 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { McpQueryError } from '../core/errors';
+import { resolveUrl } from '../core/failure';
 import { randomState, type SignIn } from './signIn';
 import { type KeyValueStorage, StoredJson } from './storage';
 
@@ -29,6 +31,26 @@ interface Saved {
 }
 
 const EMPTY: Signed = { tokens: {} };
+
+/** A server as an OAuth resource (RFC 8707, the MCP spec's canonical URI): absolute, no fragment. */
+export function canonicalResource(url: string | URL): string {
+  const resolved = resolveUrl(url);
+  resolved.hash = '';
+  return resolved.href;
+}
+
+/**
+ * A connection to `url` with the tokens of `resource` would hand them to
+ * another server, which could replay them where they are valid.
+ */
+export function otherServer(resource: string, url: URL): McpQueryError | undefined {
+  const target = canonicalResource(url);
+  if (target === resource) return undefined;
+  return new McpQueryError(
+    'INVALID_OPTIONS',
+    `the authProvider signs in to ${resource}, not to ${target}: a token goes only to the server it was issued for (one provider per server)`,
+  );
+}
 
 /** The `sub` claim of a JWT, unverified: enough to tell two signed-in users apart. */
 function subject(token: string | undefined): string | undefined {

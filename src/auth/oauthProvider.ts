@@ -7,9 +7,8 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import { canonicalResource } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/internals';
-import { Credentials, whoSignedIn } from './credentials';
+import { Credentials, canonicalResource, otherServer, whoSignedIn } from './credentials';
 import { popupCallback } from './popup';
 import { revokeRefreshToken } from './revoke';
 import {
@@ -91,6 +90,11 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     return this.#resource;
   }
 
+  /** Another server than this provider's: the connection fails, sending nothing. */
+  refuse(url: URL): Error | undefined {
+    return otherServer(this.#resource, url);
+  }
+
   get redirectUrl(): string {
     return String(this.#options.redirectUrl);
   }
@@ -117,6 +121,9 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   state(): string {
     const pending = this.#signIn.get().state;
     if (this.#pending && pending) return pending;
+    // Asked just before the authorization URL is made: nobody is sent to a
+    // server that does not say it checks PKCE.
+    refuseWithoutPkce(this.#discovery);
     const state = randomState();
     this.#signIn.begin(state);
     return state;
@@ -159,12 +166,6 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   saveCodeVerifier(verifier: string): void {
     if (this.#pending) return;
-    try {
-      refuseWithoutPkce(this.#discovery);
-    } catch (error) {
-      this.#signIn.clear();
-      throw error;
-    }
     const { latest, identity } = this.#saved.signed();
     this.#signIn.add({
       verifier,

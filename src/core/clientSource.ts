@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { BackoffOptions } from './backoff';
 import { McpQueryError } from './errors';
-import { foreignAuthProvider, invalidUrl, resolveUrl } from './failure';
+import { invalidUrl, resolveUrl } from './failure';
 import { createHttpTransport, type TransportObserver } from './httpTransport';
 
 export type ProtocolChoice = 'auto' | '2026-07-28' | 'legacy';
@@ -44,8 +44,8 @@ export interface OwnedSourceOptions {
   target: { url: string | URL; fetch?: typeof fetch | undefined } | { transport: () => Transport };
   clientInfo: Implementation;
   protocol: ProtocolChoice;
-  /** OAuth for `url` (a transport from a factory carries its own); refused for another server. */
-  authProvider?: (OAuthClientProvider & { resource?(): string | undefined }) | undefined;
+  /** OAuth for `url` (a transport from a factory carries its own); it may refuse the URL. */
+  authProvider?: (OAuthClientProvider & { refuse?(url: URL): Error | undefined }) | undefined;
   /** Delays between attempts to resume a stream that ended. */
   backoff: BackoffOptions;
   /** What the client declares it can do, and the handlers behind it. */
@@ -61,7 +61,7 @@ export function ownedSource(options: OwnedSourceOptions): ClientSource {
     async connect(prepare, timeoutMs) {
       if ('url' in target) {
         const invalid =
-          invalidUrl(target.url) ?? foreignAuthProvider(target.url, options.authProvider);
+          invalidUrl(target.url) ?? options.authProvider?.refuse?.(resolveUrl(target.url));
         if (invalid) throw invalid;
       }
       const client = new Client(options.clientInfo, {

@@ -23,7 +23,6 @@ const PERMANENT_STATUS = [400, 404, 405, 406, 410, 415, 501];
 /** Codes and error names (SDK, OAuth, JSON) that retrying the same endpoint cannot fix. */
 const PERMANENT =
   /^(SyntaxError|CLIENT_HTTP_UNEXPECTED_CONTENT|ERR_INVALID_URL|UnsupportedProtocolVersionError|IssuerMismatchError|AuthorizationServerMismatchError|InsecureTokenEndpointError|RegistrationRejectedError|PkceNotSupportedError)$/;
-const SIGN_IN_REFUSED = /^(Protected resource .* does not match|Incompatible auth server)/;
 const UNAUTHORIZED =
   /^(UnauthorizedError|InsufficientScopeError|CLIENT_HTTP_(AUTHENTICATION|FORBIDDEN))$/;
 
@@ -63,9 +62,9 @@ export function classifyFailure(error: unknown, url: string): Failure {
           ? 'permanent'
           : 'transient'
         : names.some((name) => PERMANENT.test(name)) ||
-            // The SDK's resource-indicator and PKCE checks throw plain Errors:
-            // the server names another resource, or supports no S256 challenge.
-            SIGN_IN_REFUSED.test(String((error as Error)?.message))
+            // The SDK's resource-indicator check throws a plain Error: the
+            // server names another resource than the one asked for.
+            /^Protected resource .* does not match/.test(String((error as Error)?.message))
           ? 'permanent'
           : 'transient';
   // An HTML error page says little: keep the text of a short body, never markup.
@@ -83,7 +82,7 @@ export function classifyFailure(error: unknown, url: string): Failure {
         ? `${url}${http}${kind === 'permanent' ? ': is this an MCP endpoint?' : ''}`
         : kind === 'permanent'
           ? names.some((name) => /Issuer|AuthorizationServer|Token|Registration|Pkce/.test(name)) ||
-            SIGN_IN_REFUSED.test(original)
+            original.startsWith('Protected resource')
             ? `${url}: sign-in failed (${original})`
             : `${url} is not an MCP endpoint we can talk to (${original})`
           : `${url} is unreachable (${original})`;
@@ -104,31 +103,6 @@ export function invalidUrl(url: string | URL): Error | undefined {
 /** The endpoint as an absolute URL (a path like `/mcp` is relative to the page). */
 export function resolveUrl(url: string | URL): URL {
   return new URL(String(url), pageUrl());
-}
-
-/** A server as an OAuth resource (RFC 8707, the MCP spec's canonical URI): absolute, no fragment. */
-export function canonicalResource(url: string | URL): string {
-  const resolved = resolveUrl(url);
-  resolved.hash = '';
-  return resolved.href;
-}
-
-/**
- * A provider that signs in to another server than `url` would hand that
- * server its tokens, which it could replay where they are valid: refused
- * before anything is sent.
- */
-export function foreignAuthProvider(
-  url: string | URL,
-  provider: { resource?(): string | undefined } | undefined,
-): McpQueryError | undefined {
-  const resource = provider?.resource?.();
-  const target = canonicalResource(url);
-  if (resource === undefined || resource === target) return undefined;
-  return new McpQueryError(
-    'INVALID_OPTIONS',
-    `the authProvider signs in to ${resource}, not to ${target}: a token goes only to the server it was issued for (one provider per server)`,
-  );
 }
 
 /** Why a request that waited for the connection cannot have it. */

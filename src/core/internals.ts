@@ -13,6 +13,11 @@ import type { CallToolVariables } from './tools';
  * (`createOAuthProvider` from `mcp-react-query/auth` does).
  */
 export interface AuthAware {
+  /**
+   * Why it must not sign in to `url`, if so (its tokens are another
+   * server's): the connection fails with that error and sends nothing.
+   */
+  refuse?(url: URL): Error | undefined;
   /** Who is signed in now (stable across refreshes); undefined when nobody is. */
   identity?(): string | undefined;
   /** Follow this connection: report sign-ins, say what `authorize()` does. Returns unbind. */

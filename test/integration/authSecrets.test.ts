@@ -189,21 +189,27 @@ describe.each(ERA_CASES)('where tokens live ($kind)', ({ kind }) => {
 });
 
 describe.each(ERA_CASES)('PKCE support is checked ($kind)', ({ kind }) => {
-  it('an authorization server whose metadata does not list code_challenge_methods_supported is refused, clearly, and nobody is sent there', async () => {
-    const { authServer, server } = await protectedServer(kind, {
-      authServer: { advertisePkce: false },
-    });
-    const storage = recording();
-    const { provider, browser } = oauthProvider(server, { storage });
-    const { sync, statuses } = connect(server, provider);
-    await eventually(() => expect(sync.getState().status).toBe('error'));
-    expect(sync.getState().error?.message).toMatch(/PKCE/);
-    expect(sync.getState().error?.message).toContain(authServer.issuer);
-    expect(statuses).not.toContain('unauthorized');
-    await expect(provider.authorize()).rejects.toThrow(/code_challenge_methods_supported/);
-    expect(provider.pendingAuthorization).toBeUndefined();
-    expect(browser.visited).toEqual([]);
-    expect(authServer.stats().authorizations).toBe(0);
-    expect(storage.text()).not.toMatch(/"(verifier|state)":/);
-  });
+  it.each([
+    ['does not list code_challenge_methods_supported', null],
+    ['lists only plain', ['plain']],
+  ])(
+    'an authorization server whose metadata %s is refused, clearly, and nobody is sent there',
+    async (_, pkceMethods) => {
+      const { authServer, server } = await protectedServer(kind, {
+        authServer: { pkceMethods },
+      });
+      const storage = recording();
+      const { provider, browser } = oauthProvider(server, { storage });
+      const { sync, statuses } = connect(server, provider);
+      await eventually(() => expect(sync.getState().status).toBe('error'));
+      expect(sync.getState().error?.message).toMatch(/PKCE/);
+      expect(sync.getState().error?.message).toContain(authServer.issuer);
+      expect(statuses).not.toContain('unauthorized');
+      await expect(provider.authorize()).rejects.toThrow(/code_challenge_methods_supported/);
+      expect(provider.pendingAuthorization).toBeUndefined();
+      expect(browser.visited).toEqual([]);
+      expect(authServer.stats().authorizations).toBe(0);
+      expect(storage.text()).not.toMatch(/"(verifier|state)":/);
+    },
+  );
 });

@@ -239,7 +239,7 @@ describe('the demo authorization server', () => {
   });
 
   it('can leave PKCE and revocation out of its metadata', async () => {
-    authServer = await startAuthServer({ advertisePkce: false, revocation: false });
+    authServer = await startAuthServer({ pkceMethods: null, revocation: false });
     const response = await fetch(`${authServer.url}/.well-known/oauth-authorization-server`);
     const metadata = (await response.json()) as Record<string, unknown>;
     expect(metadata).not.toHaveProperty('code_challenge_methods_supported');

@@ -46,8 +46,11 @@ export interface AuthServerOptions {
   opaqueTokens?: boolean;
   /** Advertise and serve `/revoke` (RFC 7009; default true). */
   revocation?: boolean;
-  /** Advertise `code_challenge_methods_supported` (default true; PKCE is required either way). */
-  advertisePkce?: boolean;
+  /**
+   * `code_challenge_methods_supported` in the metadata (default `['S256']`; `null` leaves it
+   * out). PKCE with S256 is required either way.
+   */
+  pkceMethods?: string[] | null;
 }
 
 /** What a valid access token says. */
@@ -336,7 +339,9 @@ class DemoAuthServer implements AuthServer {
       registration_endpoint: `${this.url}/register`,
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
-      ...(this.#options.advertisePkce !== false && { code_challenge_methods_supported: ['S256'] }),
+      ...(this.#options.pkceMethods !== null && {
+        code_challenge_methods_supported: this.#options.pkceMethods ?? ['S256'],
+      }),
       ...(this.#options.revocation !== false && { revocation_endpoint: `${this.url}/revoke` }),
       token_endpoint_auth_methods_supported: ['none'],
       authorization_response_iss_parameter_supported: true,

@@ -97,10 +97,15 @@ describe.each(ERA_CASES)('server requests, bounded ($kind)', ({ kind, era }) => 
     for (const call of calls) {
       void call.then((result) => settled.push(String(textOf(result)))).catch(() => {});
     }
-    await eventually(() => expect(settled).toEqual(['answered decline', 'answered decline']));
-    expect(requests.getElicitations()).toHaveLength(CAP);
+    // Ten calls at once, each a round trip or two: on a loaded machine that takes a while.
+    const patiently = { timeout: 20_000 };
+    await eventually(
+      () => expect(settled).toEqual(['answered decline', 'answered decline']),
+      patiently,
+    );
+    await eventually(() => expect(requests.getElicitations()).toHaveLength(CAP), patiently);
     for (const entry of requests.getElicitations()) entry.decline();
-    await eventually(() => expect(settled).toHaveLength(CAP + 2));
+    await eventually(() => expect(settled).toHaveLength(CAP + 2), patiently);
     // Answered, the cap frees up again.
     const next = callTool(sync, { name: 'ask' });
     await eventually(() => expect(requests.getElicitations()).toHaveLength(1));

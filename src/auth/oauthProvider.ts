@@ -7,6 +7,7 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { invalidUrl } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/internals';
 import { Credentials, canonicalResource, otherServer, whoSignedIn } from './credentials';
 import { popupCallback } from './popup';
@@ -76,6 +77,8 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   constructor(options: OAuthProviderOptions) {
     this.#options = options;
+    const invalid = invalidUrl(options.serverUrl);
+    if (invalid) throw invalid;
     this.#resource = canonicalResource(options.serverUrl);
     const key = options.storageKey ?? `mcp-oauth:${this.#resource}`;
     const storage = tokenStorage(options.storage);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createOAuthProvider } from '../../src/auth';
 import { canonicalResource, otherServer } from '../../src/auth/credentials';
 import { McpQueryError } from '../../src/core/errors';
 
@@ -26,5 +27,13 @@ describe('a server as an OAuth resource (RFC 8707)', () => {
       expect(refused?.message).toContain(resource);
       expect(refused?.message).toContain(new URL(other).href);
     }
+  });
+});
+
+describe('createOAuthProvider', () => {
+  it('with a serverUrl that is not a URL fails clearly, at once', () => {
+    expect(() =>
+      createOAuthProvider({ serverUrl: 'http://', redirectUrl: 'https://app.example/callback' }),
+    ).toThrow(/INVALID_OPTIONS|is not a valid URL/);
   });
 });

@@ -4,11 +4,10 @@
  */
 export { completeAuthorization } from './auth/completeAuthorization';
 export {
-  type AuthorizationResponse,
   createOAuthProvider,
   OAuthProvider,
   type OAuthProviderOptions,
-  readAuthorizationResponse,
 } from './auth/oauthProvider';
-export { type KeyValueStorage, memoryStorage } from './auth/storage';
+export { type AuthorizationResponse, readAuthorizationResponse } from './auth/signIn';
+export { type KeyValueStorage, memoryStorage, type StorageChoice } from './auth/storage';
 export type { AuthAware, AuthControl } from './core/signIn';

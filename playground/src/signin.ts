@@ -3,8 +3,9 @@
  * (McpProvider reconnects when its `authProvider` changes identity) and shared by the sign-in
  * page and the callback page, which must finish the sign-in with the provider that started it.
  *
- * Credentials live in localStorage under a key per endpoint and mode, so the redirect and the
- * popup demo are two separate sign-ins, and a reload stays signed in.
+ * Tokens live in the tab's sessionStorage (the provider's default) under a key per endpoint and
+ * mode, so the redirect and the popup demo are two separate sign-ins, a reload stays signed in,
+ * and closing the tab signs out.
  */
 import {
   callbackPath,

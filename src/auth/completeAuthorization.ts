@@ -1,12 +1,13 @@
-import { CALLBACK_MESSAGE, type OAuthProvider } from './oauthProvider';
+import type { OAuthProvider } from './oauthProvider';
+import { CALLBACK_MESSAGE } from './popup';
 
 /**
  * For the page the authorization server returns to (the provider's
  * `redirectUrl`). In a sign-in popup it hands the result to the window that
  * opened it and closes; otherwise it finishes the sign-in (state, code and
  * `iss` checks, token exchange), removes the parameters from the address
- * bar and resolves with where the user was before signing in, for the app's
- * router to go back to.
+ * bar (also when that failed) and resolves with where the user was before
+ * signing in, for the app's router to go back to.
  */
 export async function completeAuthorization(
   provider: OAuthProvider,
@@ -24,13 +25,18 @@ export async function completeAuthorization(
     page.close?.();
     return { returnTo: undefined, popup: true };
   }
-  const { returnTo } = await provider.complete(url);
-  if (page.history && page.location && callbackUrl === undefined) {
-    const clean = new URL(url);
-    for (const name of ['code', 'state', 'iss', 'error', 'error_description']) {
-      clean.searchParams.delete(name);
+  try {
+    const { returnTo } = await provider.complete(url);
+    return { returnTo, popup: false };
+  } finally {
+    // Whatever happened, the code leaves the address bar (and the history
+    // entry, which a reload or a shared link would send again).
+    if (page.history && page.location && callbackUrl === undefined) {
+      const clean = new URL(url);
+      for (const name of ['code', 'state', 'iss', 'error', 'error_description']) {
+        clean.searchParams.delete(name);
+      }
+      page.history.replaceState(null, '', clean.href);
     }
-    page.history.replaceState(null, '', clean.href);
   }
-  return { returnTo, popup: false };
 }

@@ -7,8 +7,19 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { invalidUrl } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/signIn';
-import { type KeyValueStorage, memoryStorage, StoredJson } from './storage';
+import { Credentials, canonicalResource, otherServer, whoSignedIn } from './credentials';
+import { popupCallback } from './popup';
+import { revokeRefreshToken } from './revoke';
+import {
+  PendingSignIn,
+  randomState,
+  readAuthorizationResponse,
+  refuseWithoutPkce,
+  type SignIn,
+} from './signIn';
+import { type StorageChoice, signInStorage, tokenStorage } from './storage';
 
 export interface OAuthProviderOptions {
   /** The MCP server, as given to McpProvider's `url`. */
@@ -23,8 +34,13 @@ export interface OAuthProviderOptions {
   clientInformation?: StoredOAuthClientInformation;
   /** `redirect` (default) leaves the page; `popup` signs in in a window and stays. */
   mode?: 'redirect' | 'popup';
-  /** Where credentials live (default: `localStorage` in browsers, memory elsewhere). */
-  storage?: KeyValueStorage;
+  /**
+   * Where tokens live: `'session'` (default: the tab's sessionStorage),
+   * `'local'`, `'memory'`, or a storage of your own (SECURITY.md weighs them).
+   * The `state` and PKCE verifier of a sign-in live only while it does: in
+   * the page (popup), in sessionStorage (redirect), or in your storage.
+   */
+  storage?: StorageChoice;
   /** Prefix of the storage keys (default: one per server URL). */
   storageKey?: string;
   /**
@@ -33,56 +49,6 @@ export interface OAuthProviderOptions {
    * replace it.
    */
   navigate?: (url: URL) => void | Promise<void>;
-}
-
-/** The parameters the authorization server adds to the redirect URL. */
-export interface AuthorizationResponse {
-  code: string | null;
-  state: string | null;
-  iss: string | null;
-  error: string | null;
-  errorDescription: string | null;
-}
-
-export const CALLBACK_MESSAGE = 'mcp-react-query:oauth-callback';
-
-interface Saved {
-  /** Per authorization server issuer ('' when unknown). */
-  clients: Record<string, StoredOAuthClientInformation>;
-  tokens: Record<string, StoredOAuthTokens>;
-  latestTokens?: StoredOAuthTokens;
-  identity?: string;
-  verifier?: string;
-  state?: string;
-  discovery?: OAuthDiscoveryState;
-  returnTo?: string;
-}
-
-const browserStorage = (): KeyValueStorage | undefined => {
-  try {
-    return (globalThis as { localStorage?: KeyValueStorage }).localStorage;
-  } catch {
-    return undefined;
-  }
-};
-
-const randomState = () => {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-};
-
-/** The `sub` claim of a JWT, unverified: enough to tell two signed-in users apart. */
-function subject(token: string | undefined): string | undefined {
-  const payload = token?.split('.')[1];
-  if (!payload) return undefined;
-  try {
-    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
-    return typeof sub === 'string' ? sub : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -98,22 +64,38 @@ function subject(token: string | undefined): string | undefined {
  */
 export class OAuthProvider implements OAuthClientProvider, AuthAware {
   readonly #options: OAuthProviderOptions;
-  readonly #saved: StoredJson<Saved>;
+  readonly #resource: string;
+  readonly #saved: Credentials;
+  readonly #signIn: PendingSignIn;
   readonly #listeners = new Set<() => void>();
   #pending: URL | undefined;
-  #signingIn = false;
+  /** What discovery found last, for the sign-in it may start. */
+  #discovery: OAuthDiscoveryState | undefined;
+  /** The sign-in whose code is being exchanged, taken out of storage. */
+  #exchanging: SignIn | undefined;
   readonly clientMetadataUrl?: string;
 
   constructor(options: OAuthProviderOptions) {
     this.#options = options;
-    const storage = options.storage ?? browserStorage() ?? memoryStorage();
-    const key =
-      options.storageKey ??
-      `mcp-oauth:${new URL(String(options.serverUrl), 'http://localhost').href}`;
-    this.#saved = new StoredJson<Saved>(storage, key, { clients: {}, tokens: {} }, () =>
-      this.#notify(),
-    );
+    const invalid = invalidUrl(options.serverUrl);
+    if (invalid) throw invalid;
+    this.#resource = canonicalResource(options.serverUrl);
+    const key = options.storageKey ?? `mcp-oauth:${this.#resource}`;
+    const storage = tokenStorage(options.storage);
+    this.#saved = new Credentials(storage, key, this.#resource, () => this.#notify());
+    const popup = options.mode === 'popup';
+    this.#signIn = new PendingSignIn(signInStorage(options.storage, popup), `${key}:sign-in`);
     if (options.clientMetadataUrl) this.clientMetadataUrl = options.clientMetadataUrl;
+  }
+
+  /** The server this provider signs in to (its canonical URL): its tokens go nowhere else. */
+  resource(): string {
+    return this.#resource;
+  }
+
+  /** Another server than this provider's: the connection fails, sending nothing. */
+  refuse(url: URL): Error | undefined {
+    return otherServer(this.#resource, url);
   }
 
   get redirectUrl(): string {
@@ -140,46 +122,41 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    */
 
   state(): string {
-    const pending = this.#saved.get().state;
+    const pending = this.#signIn.get().state;
     if (this.#pending && pending) return pending;
+    // Asked just before the authorization URL is made: nobody is sent to a
+    // server that does not say it checks PKCE.
+    refuseWithoutPkce(this.#discovery);
     const state = randomState();
-    this.#saved.update((saved) => ({ ...saved, state }));
+    this.#signIn.begin(state);
     return state;
   }
 
   clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
-    return this.#options.clientInformation ?? this.#saved.get().clients[ctx?.issuer ?? ''];
+    return this.#options.clientInformation ?? this.#saved.client(ctx?.issuer ?? '');
   }
 
   saveClientInformation(info: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext) {
-    this.#saved.update((saved) => ({
-      ...saved,
-      clients: { ...saved.clients, [ctx?.issuer ?? '']: info },
-    }));
+    this.#saved.setClients((clients) => ({ ...clients, [ctx?.issuer ?? '']: info }));
   }
 
+  /**
+   * Without a context the SDK asks for the token to send to the server the
+   * transport talks to, which the connection has checked is this provider's
+   * resource; tokens saved for another resource are never returned.
+   */
   tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
-    const saved = this.#saved.get();
-    return ctx === undefined ? saved.latestTokens : saved.tokens[ctx.issuer];
+    const signed = this.#saved.signed();
+    return ctx === undefined ? signed.latest : signed.tokens[ctx.issuer];
   }
 
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
-    this.#saved.update((saved) => {
-      // Who is signed in: the token's subject when it has one, so private
-      // data never crosses users. Opaque tokens say nobody: the user stays
-      // who they were (a refresh, a step-up) until they sign out.
-      const identity =
-        subject((tokens as { id_token?: string }).id_token) ??
-        subject(tokens.access_token) ??
-        saved.identity ??
-        randomState();
-      return {
-        ...saved,
-        tokens: { ...saved.tokens, [ctx?.issuer ?? '']: tokens },
-        latestTokens: tokens,
-        identity,
-      };
-    });
+    const exchange = this.#exchanging;
+    this.#saved.setSigned((signed) => ({
+      tokens: { ...signed.tokens, [ctx?.issuer ?? '']: tokens },
+      latest: tokens,
+      identity: whoSignedIn(tokens, signed, exchange),
+    }));
     this.#pending = undefined;
     this.#notify();
   }
@@ -192,17 +169,23 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   saveCodeVerifier(verifier: string): void {
     if (this.#pending) return;
-    this.#saved.update((saved) => ({ ...saved, verifier }));
+    const { latest, identity } = this.#saved.signed();
+    this.#signIn.add({
+      verifier,
+      ...(this.#discovery && { discovery: this.#discovery }),
+      ...(latest && identity !== undefined && { stepUpOf: identity }),
+    });
   }
 
   codeVerifier(): string {
-    const { verifier } = this.#saved.get();
+    const verifier = this.#exchanging?.verifier;
     if (!verifier) throw new Error('no PKCE code verifier saved: start the sign-in again');
     return verifier;
   }
 
   saveDiscoveryState(discovery: OAuthDiscoveryState): void {
-    this.#saved.update((saved) => ({ ...saved, discovery }));
+    this.#discovery = discovery;
+    this.#saved.setDiscovery(discovery);
   }
 
   /**
@@ -211,22 +194,21 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * moved is noticed (and registered with anew).
    */
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.#signingIn ? this.#saved.get().discovery : undefined;
+    return this.#exchanging?.discovery;
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    this.#saved.update((saved) => {
-      const next = { ...saved };
-      if (scope === 'all' || scope === 'tokens') {
-        next.tokens = {};
-        next.latestTokens = undefined;
-      }
-      if (scope === 'all' || scope === 'client') next.clients = {};
-      if (scope === 'all' || scope === 'verifier') next.verifier = undefined;
-      if (scope === 'all' || scope === 'discovery') next.discovery = undefined;
-      if (scope === 'all') next.identity = undefined;
-      return next;
-    });
+    const all = scope === 'all';
+    // A code that fails to redeem says nothing about the tokens already held.
+    if (all || (scope === 'tokens' && !this.#exchanging)) {
+      this.#saved.setSigned((signed) =>
+        all ? { tokens: {} } : { ...signed, tokens: {}, latest: undefined },
+      );
+    }
+    if (all || scope === 'client') this.#saved.setClients(() => ({}));
+    if (all) this.#signIn.clear();
+    else if (scope === 'verifier') this.#signIn.add({ verifier: undefined });
+    if (all || scope === 'discovery') this.#saved.setDiscovery(undefined);
     this.#notify();
   }
 
@@ -237,7 +219,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * not someone else (their private data stays until `signOut`).
    */
   identity(): string | undefined {
-    return this.#saved.get().identity;
+    return this.#saved.signed().identity;
   }
 
   /**
@@ -247,7 +229,13 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    */
   bind(control: AuthControl): () => void {
     control.setAuthorize(() => void this.authorize().catch(control.failed));
-    return this.subscribe(() => control.signedIn(this.identity(), this.tokens() !== undefined));
+    let signedIn = this.identity();
+    return this.subscribe(() => {
+      const now = this.identity();
+      const renew = now !== signedIn;
+      signedIn = now;
+      control.signedIn(now, this.tokens() !== undefined, renew);
+    });
   }
 
   /** Tokens changed (signed in, refreshed, signed out), here or in another tab. */
@@ -282,50 +270,36 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
       await this.#options.navigate(url);
       return;
     }
-    const page = globalThis as unknown as {
-      location: { href: string; assign(url: string): void };
-      open(url: string, target: string, features: string): unknown;
-      addEventListener(type: 'message', fn: (event: MessageEvent) => void): void;
-      removeEventListener(type: 'message', fn: (event: MessageEvent) => void): void;
-    };
-    if (this.#options.mode !== 'popup') {
-      this.#saved.update((saved) => ({ ...saved, returnTo: page.location.href }));
-      page.location.assign(url.href);
+    if (this.#options.mode === 'popup') {
+      const state = () => this.#signIn.get().state;
+      await this.complete(await popupCallback(url, this.redirectUrl, state));
       return;
     }
-    await new Promise<void>((resolve, reject) => {
-      const onMessage = (event: MessageEvent) => {
-        const data = event.data as { type?: unknown; url?: unknown } | null;
-        if (data?.type !== CALLBACK_MESSAGE || typeof data.url !== 'string') return;
-        page.removeEventListener('message', onMessage);
-        this.complete(data.url).then(() => resolve(), reject);
-      };
-      page.addEventListener('message', onMessage);
-      if (!page.open(url.href, 'mcp-oauth', 'popup,width=520,height=720')) {
-        page.removeEventListener('message', onMessage);
-        reject(new Error('the sign-in popup was blocked: call authorize() from a click'));
-      }
-    });
+    const { location } = globalThis as unknown as {
+      location: { href: string; assign(url: string): void };
+    };
+    this.#signIn.add({ returnTo: location.href });
+    location.assign(url.href);
   }
 
   /**
    * Finish a sign-in from the URL the authorization server returned to:
-   * check `state` (the SDK does not), exchange the code (the SDK checks `iss`
-   * and PKCE), store the tokens. Returns where the user was before leaving.
+   * check `state` (the SDK does not) before anything else, take the sign-in
+   * out of storage (it is redeemed once, whatever happens next), exchange
+   * the code (the SDK checks `iss` and PKCE), store the tokens. Returns
+   * where the user was before leaving.
    */
   async complete(callbackUrl: string | URL): Promise<{ returnTo: string | undefined }> {
     const response = readAuthorizationResponse(callbackUrl);
-    const saved = this.#saved.get();
+    const signIn = this.#signIn.redeem(response);
+    this.#pending = undefined;
     if (response.error) {
       throw new Error(
         `sign-in failed: ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ''}`,
       );
     }
     if (!response.code) throw new Error('the callback URL carries no authorization code');
-    if (!saved.state || response.state !== saved.state) {
-      throw new Error('the callback does not belong to a sign-in started here (state mismatch)');
-    }
-    this.#signingIn = true;
+    this.#exchanging = signIn;
     try {
       await auth(this, {
         serverUrl: String(this.#options.serverUrl),
@@ -333,34 +307,39 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
         ...(response.iss !== null && { iss: response.iss }),
       });
     } finally {
-      this.#signingIn = false;
+      this.#exchanging = undefined;
     }
-    this.#saved.update((next) => ({ ...next, state: undefined, returnTo: undefined }));
     this.#notify();
-    return { returnTo: saved.returnTo };
+    return { returnTo: signIn.returnTo };
   }
 
-  /** Forget this user: tokens go, and with them (in the cache) their private data. */
-  signOut(): void {
-    this.invalidateCredentials('tokens');
-    this.#saved.update((saved) => ({ ...saved, identity: undefined }));
+  /**
+   * Forget this user: their tokens and identity go (and with them, in the
+   * cache, their private data; the connection they opened ends), and so
+   * does any sign-in in progress. The refresh token is revoked where the
+   * authorization server offers it (RFC 7009); resolves once that is done.
+   */
+  async signOut(): Promise<void> {
+    const { latest } = this.#saved.signed();
+    const issuer = latest?.issuer;
+    const metadata = this.#saved.discovery()?.authorizationServerMetadata;
+    const client = issuer === undefined ? undefined : this.clientInformation({ issuer });
+    this.#saved.setSigned(() => ({ tokens: {} }));
+    this.#signIn.clear();
+    this.#pending = undefined;
     this.#notify();
+    const endpoint =
+      metadata?.issuer === issuer
+        ? (metadata as { revocation_endpoint?: string } | undefined)?.revocation_endpoint
+        : undefined;
+    if (latest?.refresh_token && endpoint && client) {
+      await revokeRefreshToken(endpoint, latest.refresh_token, client);
+    }
   }
 
   #notify(): void {
     for (const listener of [...this.#listeners]) listener();
   }
-}
-
-export function readAuthorizationResponse(callbackUrl: string | URL): AuthorizationResponse {
-  const params = new URL(String(callbackUrl)).searchParams;
-  return {
-    code: params.get('code'),
-    state: params.get('state'),
-    iss: params.get('iss'),
-    error: params.get('error'),
-    errorDescription: params.get('error_description'),
-  };
 }
 
 /** An OAuth provider for McpProvider's `authProvider` (see `OAuthProvider`). */

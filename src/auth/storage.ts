@@ -5,6 +5,45 @@ export interface KeyValueStorage {
   removeItem(key: string): void;
 }
 
+/**
+ * Where an OAuth provider keeps tokens (`storage`):
+ * - `'session'`: the tab's `sessionStorage`, the default. It survives a
+ *   reload and the redirect to the authorization server, and goes with the
+ *   tab; other tabs sign in on their own.
+ * - `'local'`: `localStorage`, shared by every tab of the origin and kept
+ *   across browser restarts (so is a stolen refresh token).
+ * - `'memory'`: this page only; a reload signs in again.
+ * - a storage of your own (a native shell's secure store, say).
+ * Where no web storage exists (Node, a sandboxed frame), memory.
+ */
+export type StorageChoice = 'session' | 'local' | 'memory' | KeyValueStorage;
+
+function webStorage(name: 'sessionStorage' | 'localStorage'): KeyValueStorage | undefined {
+  try {
+    // Reading it throws where storage is disabled (sandboxed frames, some privacy modes).
+    return (globalThis as unknown as Record<string, KeyValueStorage | undefined>)[name];
+  } catch {
+    return undefined;
+  }
+}
+
+export function tokenStorage(choice: StorageChoice = 'session'): KeyValueStorage {
+  if (typeof choice === 'object') return choice;
+  const web = choice === 'memory' ? undefined : webStorage(`${choice}Storage`);
+  return web ?? memoryStorage();
+}
+
+/**
+ * Where the secrets of a sign-in in progress live: in the page for a popup
+ * (the page that opened it finishes the sign-in); for a redirect, in the
+ * tab's session storage, the least that survives leaving the page; in a
+ * storage of the app's own when it gave one.
+ */
+export function signInStorage(choice: StorageChoice | undefined, popup: boolean): KeyValueStorage {
+  if (typeof choice === 'object') return choice;
+  return (popup ? undefined : webStorage('sessionStorage')) ?? memoryStorage();
+}
+
 /** A storage that lives as long as the page (or the process). */
 export function memoryStorage(): KeyValueStorage {
   const values = new Map<string, string>();
@@ -73,6 +112,13 @@ export class StoredJson<T> {
     const next = change(this.get());
     this.#cached = next;
     this.#storage.setItem(this.#key, JSON.stringify(next));
+    for (const peer of this.#peers) if (peer !== this) peer.#changedElsewhere();
+  }
+
+  /** Remove the key altogether (nothing of it stays in the storage). */
+  clear(): void {
+    this.#cached = this.#initial;
+    this.#storage.removeItem(this.#key);
     for (const peer of this.#peers) if (peer !== this) peer.#changedElsewhere();
   }
 

@@ -45,8 +45,8 @@ export interface OwnedSourceOptions {
   target: { url: string | URL; fetch?: typeof fetch | undefined } | { transport: () => Transport };
   clientInfo: Implementation;
   protocol: ProtocolChoice;
-  /** OAuth for `url` (a transport from a factory carries its own). */
-  authProvider?: OAuthClientProvider | undefined;
+  /** OAuth for `url` (a transport from a factory carries its own); it may refuse the URL. */
+  authProvider?: (OAuthClientProvider & { refuse?(url: URL): Error | undefined }) | undefined;
   /** Delays between attempts to resume a stream that ended. */
   backoff: BackoffOptions;
   /** What the client declares it can do, and the handlers behind it. */
@@ -62,7 +62,8 @@ export function ownedSource(options: OwnedSourceOptions): ClientSource {
     reconnectable: true,
     async connect(prepare, timeoutMs) {
       if ('url' in target) {
-        const invalid = invalidUrl(target.url);
+        const invalid =
+          invalidUrl(target.url) ?? options.authProvider?.refuse?.(resolveUrl(target.url));
         if (invalid) throw invalid;
       }
       const client = new Client(options.clientInfo, {

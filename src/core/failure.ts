@@ -22,7 +22,7 @@ export interface Failure {
 const PERMANENT_STATUS = [400, 404, 405, 406, 410, 415, 501];
 /** Codes and error names (SDK, OAuth, JSON) that retrying the same endpoint cannot fix. */
 const PERMANENT =
-  /^(SyntaxError|CLIENT_HTTP_UNEXPECTED_CONTENT|ERR_INVALID_URL|UnsupportedProtocolVersionError|IssuerMismatchError|AuthorizationServerMismatchError|InsecureTokenEndpointError|RegistrationRejectedError)$/;
+  /^(SyntaxError|CLIENT_HTTP_UNEXPECTED_CONTENT|ERR_INVALID_URL|UnsupportedProtocolVersionError|IssuerMismatchError|AuthorizationServerMismatchError|InsecureTokenEndpointError|RegistrationRejectedError|PkceNotSupportedError)$/;
 const UNAUTHORIZED =
   /^(UnauthorizedError|InsufficientScopeError|CLIENT_HTTP_(AUTHENTICATION|FORBIDDEN))$/;
 
@@ -81,7 +81,7 @@ export function classifyFailure(error: unknown, url: string): Failure {
       : status !== undefined
         ? `${url}${http}${kind === 'permanent' ? ': is this an MCP endpoint?' : ''}`
         : kind === 'permanent'
-          ? names.some((name) => /Issuer|AuthorizationServer|Token|Registration/.test(name)) ||
+          ? names.some((name) => /Issuer|AuthorizationServer|Token|Registration|Pkce/.test(name)) ||
             original.startsWith('Protected resource')
             ? `${url}: sign-in failed (${original})`
             : `${url} is not an MCP endpoint we can talk to (${original})`

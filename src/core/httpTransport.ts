@@ -185,6 +185,13 @@ function observedFetch(
     const forget = () => {
       if (id !== undefined) open.delete(id);
     };
+    // A 2025 session ends with the credentials it was used with: after a
+    // sign-out there are none, and another user's are not its own.
+    const own = sent.get('authorization');
+    if (method === 'DELETE' && own !== undefined) {
+      headers.set('authorization', own);
+      request = { ...request, headers };
+    }
     for (const name of ['mcp-protocol-version', 'authorization']) {
       const value = headers.get(name);
       if (value !== null) sent.set(name, value);

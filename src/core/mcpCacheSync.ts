@@ -246,7 +246,9 @@ export class McpCacheSync {
     this.#bridge.start();
     const signal = this.#life.signal;
     const unbind = (this.#options.authProvider as AuthAware | undefined)?.bind?.({
-      signedIn: whileAlive(signal, (identity, hasToken) => this.#signedIn(identity, hasToken)),
+      signedIn: whileAlive(signal, (identity, hasToken, renew) =>
+        this.#signedIn(identity, hasToken, renew),
+      ),
       setAuthorize: (start) => {
         this.#authorize = start;
       },
@@ -287,10 +289,13 @@ export class McpCacheSync {
   }
 
   /**
-   * Tokens changed. Someone else signed in: their private data is not the
-   * previous user's (rule 12). Signed in at all: connect, if waiting for it.
+   * Tokens changed. Someone else or nobody signed in: a new connection (`renew`), and the previous
+   * user's private data goes (rule 12). Signed in at all: connect, if waiting for it.
    */
-  #signedIn(identity: string | undefined, hasToken: boolean): void {
+  #signedIn(identity: string | undefined, hasToken: boolean, renew = false): void {
+    if (renew || (hasToken && this.#local.connection.state.phase === 'unauthorized')) {
+      this.reconnect();
+    }
     const auth = this.#options.authContext ?? identity;
     if (auth !== this.#identity.auth) {
       this.#identity = { ...this.#identity, auth };
@@ -299,6 +304,5 @@ export class McpCacheSync {
       const reset = new Set(this.#reset.splice(0));
       this.#refetch((query) => reset.has(query));
     }
-    if (hasToken && this.#local.connection.state.phase === 'unauthorized') this.reconnect();
   }
 }

@@ -7,6 +7,7 @@ import type {
   ElicitResult,
   Root,
 } from '@modelcontextprotocol/client';
+import { fitAnswer, isSafeElicitation, MAX_PENDING_ELICITATIONS } from './elicitationChecks';
 import { Store } from './store';
 
 export interface ElicitationOptions {
@@ -42,7 +43,11 @@ export interface ServerRequestOptions {
 export interface PendingElicitation {
   readonly id: number;
   readonly params: ElicitRequestParams;
-  /** Send the content (the schema's defaults fill what is missing). */
+  /**
+   * Send the content (the schema's defaults fill what is missing). Content
+   * that does not fit `params.requestedSchema` (a type, a required field, an
+   * enum, a field not asked for) throws a TypeError and nothing is sent.
+   */
   accept(content?: Record<string, unknown>): void;
   decline(): void;
   cancel(): void;
@@ -61,7 +66,9 @@ const NO_PENDING: readonly PendingElicitation[] = [];
  * handler per method on each client we make, and the elicitations waiting
  * for the user. Nothing waits forever: an elicitation nobody can answer is
  * declined at once (or once the last one who could goes), one the server
- * cancels leaves the list.
+ * cancels leaves the list. Nothing the server asks is taken on trust: past
+ * MAX_PENDING_ELICITATIONS per connection, or for a URL that is not https,
+ * it is declined; an answer is sent only if it fits what was asked.
  */
 export class ServerRequests {
   readonly #options: ServerRequestOptions;
@@ -103,9 +110,19 @@ export class ServerRequests {
     this.#client = client;
     const capabilities = this.capabilities();
     if (capabilities.elicitation) {
-      client.setRequestHandler('elicitation/create', (request, context) =>
-        this.#elicit(request.params, context.mcpReq.signal),
-      );
+      let waiting = 0;
+      client.setRequestHandler('elicitation/create', async (request, context) => {
+        const { params } = request;
+        if (waiting >= MAX_PENDING_ELICITATIONS || !isSafeElicitation(params)) {
+          return { action: 'decline' };
+        }
+        waiting += 1;
+        try {
+          return fitAnswer(params, await this.#elicit(params, context.mcpReq.signal));
+        } finally {
+          waiting -= 1;
+        }
+      });
     }
     const { sampling } = this.#options;
     if (sampling) {
@@ -175,9 +192,19 @@ export class ServerRequests {
       .map(({ id, params }) => ({ id, params }));
   }
 
-  /** An answer another tab gave: the first answer wins, later ones are ignored. */
+  /**
+   * An answer another tab gave: the first answer that fits what was asked
+   * wins, later ones (and misfits) are ignored.
+   */
   answer(id: number, result: ElicitResult): void {
-    this.#settlers.get(id)?.(result);
+    const entry = this.pending.get().find((pending) => pending.id === id);
+    const settle = this.#settlers.get(id);
+    if (!entry || !settle) return;
+    try {
+      settle(fitAnswer(entry.params, result));
+    } catch {
+      // A misfit from another tab: the question stays for a fitting answer.
+    }
   }
 
   /**
@@ -254,7 +281,8 @@ function pendingEntry(
   return {
     id,
     params,
-    accept: (content) => settle({ action: 'accept', content: content ?? {} } as ElicitResult),
+    accept: (content) =>
+      settle(fitAnswer(params, { action: 'accept', content: content ?? {} } as ElicitResult)),
     decline: () => settle({ action: 'decline' }),
     cancel: () => settle({ action: 'cancel' }),
   };

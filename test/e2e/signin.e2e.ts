@@ -8,7 +8,12 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ENDPOINT_IDS, type EndpointId, type SignInMode } from '../../playground/shared/demo';
+import {
+  callbackPath,
+  ENDPOINT_IDS,
+  type EndpointId,
+  type SignInMode,
+} from '../../playground/shared/demo';
 import { until } from './dashboard';
 import { startedForFile } from './harness';
 
@@ -129,6 +134,97 @@ class SignInPage {
     );
   }
 }
+
+/**
+ * Two frames in the app's page that post whatever the page sends them to the page, as an
+ * embedded MCP App view or an ad could: one of another origin (a sandboxed frame, origin
+ * `null`) and one of the app's own origin (not the popup).
+ */
+async function addForgingFrames(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const relay = '<script>onmessage = (e) => parent.postMessage(e.data, "*")</script>';
+    const loaded = ['allow-scripts', undefined].map((sandbox) => {
+      const frame = document.createElement('iframe');
+      frame.dataset.forger = sandbox ? 'other-origin' : 'same-origin';
+      if (sandbox) frame.setAttribute('sandbox', sandbox);
+      frame.srcdoc = relay;
+      frame.style.display = 'none';
+      const done = new Promise((resolve) => frame.addEventListener('load', resolve));
+      document.body.append(frame);
+      return done;
+    });
+    await Promise.all(loaded);
+  });
+}
+
+/**
+ * Each forging frame, and the page itself, posts a callback that aborts the sign-in with text
+ * of the forger's choosing, carrying the real `state`. Resolves once the page has heard all
+ * three (after the sign-in's own listener, which was added first).
+ */
+async function forgeCallbacks(page: Page, forged: string): Promise<void> {
+  await page.evaluate(async (url) => {
+    const message = { type: 'mcp-react-query:oauth-callback', url };
+    let heard = 0;
+    const all = new Promise<void>((resolve) => {
+      addEventListener('message', function count(event) {
+        if ((event.data as { url?: unknown } | null)?.url !== url) return;
+        heard += 1;
+        if (heard < 3) return;
+        removeEventListener('message', count);
+        resolve();
+      });
+    });
+    for (const frame of document.querySelectorAll<HTMLIFrameElement>('iframe[data-forger]')) {
+      frame.contentWindow?.postMessage(message, '*');
+    }
+    postMessage(message, '*');
+    await all;
+  }, forged);
+}
+
+describe.each(ENDPOINT_IDS)('the sign-in popup on the %s endpoint', (endpoint) => {
+  let context: BrowserContext | undefined;
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('a callback forged by another frame (of another origin or this one) changes nothing; the popup still signs in', async () => {
+    context = await started().browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const ui = new SignInPage(context, endpoint, 'popup');
+    await ui.open();
+    await ui.waitFor('unauthorized', (card) => card.status === 'unauthorized');
+    await addForgingFrames(ui.page);
+
+    const [popup] = await Promise.all([
+      context.waitForEvent('page'),
+      ui.byId('signin-button').click(),
+    ]);
+    await popup.waitForURL((url) => url.pathname === '/authorize');
+    const state = new URL(popup.url()).searchParams.get('state');
+    expect(state).toBeTruthy();
+    const forged = new URL(callbackPath(endpoint), started().playground.url);
+    forged.search = new URLSearchParams({
+      state: state as string,
+      error: 'access_denied',
+      error_description: 'forged by a frame',
+    }).toString();
+    await forgeCallbacks(ui.page, forged.href);
+
+    // Nothing happened: no error shown, and the popup's own answer is still awaited.
+    expect((await ui.card()).status).toBe('unauthorized');
+    expect(await ui.page.getByText('forged by a frame').count()).toBe(0);
+    await popup.getByTestId('as-alice').click();
+    await popup.waitForEvent('close');
+    await ui.waitFor(
+      'alice to be signed in',
+      (card) => card.status === 'ready' && card.user === 'alice',
+    );
+    expect(await ui.page.getByText('forged by a frame').count()).toBe(0);
+    expect(ui.errors).toEqual([]);
+  });
+});
 
 const CASES = ENDPOINT_IDS.flatMap((endpoint) =>
   (['redirect', 'popup'] as const).map((mode) => ({ endpoint, mode })),

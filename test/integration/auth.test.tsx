@@ -6,7 +6,6 @@
  * provider). Nothing is mocked: discovery, registration, PKCE, `state` and `iss`, refresh and
  * step-up all happen on the wire.
  */
-import { QueryClient as CoreQueryClient } from '@tanstack/query-core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,142 +17,26 @@ import {
   useMcp,
   useResource,
 } from '../../src';
-import {
-  completeAuthorization,
-  createOAuthProvider,
-  type KeyValueStorage,
-  memoryStorage,
-  type OAuthProvider,
-} from '../../src/auth';
-import { McpCacheSync } from '../../src/core/mcpCacheSync';
-import {
-  type AuthServer,
-  ResourceStore,
-  type ServerKind,
-  startAuthServer,
-  startServer,
-  type TestServer,
-} from '../servers';
+import { memoryStorage } from '../../src/auth';
+import type { ServerKind } from '../servers';
 import { ERA_CASES } from '../support/eras';
+import {
+  atEnd,
+  closeAll,
+  connect,
+  FAST,
+  INBOX,
+  oauthProvider,
+  protectedServer,
+} from '../support/oauth';
 import { observeResource } from '../support/observe';
 import { eventually, sleep } from '../support/wait';
 
-const INBOX = 'secret://inbox';
-/** Where the authorization server sends the browser back; never fetched. */
-const REDIRECT = 'http://127.0.0.1:9/callback';
-const FAST = { initialDelayMs: 20, maxDelayMs: 100 };
-
-const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
   await sleep(20); // a provider tears down on the next macrotask
-  for (const close of cleanups.splice(0).reverse()) await close();
+  await closeAll();
 });
-
-interface Protected {
-  authServer: AuthServer;
-  server: TestServer;
-}
-
-async function protectedServer(kind: ServerKind): Promise<Protected> {
-  const authServer = await startAuthServer();
-  cleanups.push(() => authServer.close());
-  const store = new ResourceStore([
-    {
-      uri: INBOX,
-      name: 'inbox',
-      text: 'nobody',
-      textByUser: { alice: "alice's inbox", bob: "bob's inbox" },
-      cacheScope: 'private',
-    },
-  ]);
-  store.setTools([{ name: 'plain' }, { name: 'admin-only' }]);
-  const server = await startServer(kind, {
-    store,
-    auth: { authServer, toolScopes: { 'admin-only': 'mcp:admin' } },
-  });
-  cleanups.push(() => server.close());
-  return { authServer, server };
-}
-
-/**
- * The user's browser, headless: goes to the authorization URL (as `user`, when set), reads the
- * redirect and gives the callback URL to the provider, as the app's callback page would.
- */
-interface Browser {
-  /** Who signs in (the authorization server's `user` parameter); its default user when unset. */
-  user: string | undefined;
-  /** Rewrites the callback URL before the provider sees it (an attacker's forged callback). */
-  tamper: (callback: URL) => URL;
-  /** Every authorization URL the provider navigated to. */
-  visited: URL[];
-  /** What completing the sign-in threw. */
-  errors: unknown[];
-  /** Runs while the user is on the authorization page (before the callback). */
-  meanwhile: () => Promise<void>;
-}
-
-function oauthProvider(
-  server: TestServer,
-  options: { storage?: KeyValueStorage; storageKey?: string; browser?: Partial<Browser> } = {},
-): { provider: OAuthProvider; browser: Browser } {
-  const browser: Browser = {
-    user: undefined,
-    tamper: (url) => url,
-    visited: [],
-    errors: [],
-    meanwhile: async () => {},
-    ...options.browser,
-  };
-  const provider = createOAuthProvider({
-    serverUrl: server.url,
-    redirectUrl: REDIRECT,
-    storage: options.storage ?? memoryStorage(),
-    ...(options.storageKey && { storageKey: options.storageKey }),
-    navigate: async (url) => {
-      browser.visited.push(new URL(url));
-      const target = new URL(url);
-      if (browser.user) target.searchParams.set('user', browser.user);
-      const response = await fetch(target, { redirect: 'manual' });
-      const location = response.headers.get('location');
-      if (response.status !== 302 || !location) {
-        browser.errors.push(new Error(`authorize answered ${response.status}`));
-        return;
-      }
-      try {
-        await browser.meanwhile();
-        await completeAuthorization(provider, browser.tamper(new URL(location)));
-      } catch (error) {
-        browser.errors.push(error);
-      }
-    },
-  });
-  return { provider, browser };
-}
-
-function connect(server: TestServer, provider: OAuthProvider, authContext?: string) {
-  const queryClient = new CoreQueryClient({
-    defaultOptions: { queries: { retry: 1, retryDelay: 20 } },
-  });
-  const sync = new McpCacheSync({
-    queryClient,
-    url: server.url,
-    authProvider: provider,
-    reconnect: FAST,
-    ...(authContext !== undefined && { authContext }),
-  });
-  cleanups.push(async () => {
-    await sync.dispose();
-    queryClient.clear();
-  });
-  const statuses: string[] = [];
-  sync.subscribeState(() => {
-    const { status } = sync.getState();
-    if (statuses.at(-1) !== status) statuses.push(status);
-  });
-  sync.mount();
-  return { sync, queryClient, statuses };
-}
 
 async function signedIn(kind: ServerKind) {
   const { authServer, server } = await protectedServer(kind);
@@ -189,7 +72,7 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
     const { provider, browser } = oauthProvider(server);
     const { sync, statuses } = connect(server, provider);
     const inbox = observeResource(sync, INBOX);
-    cleanups.push(inbox.unmount);
+    atEnd(inbox.unmount);
     await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
     sync.authorize(); // no reconnect() anywhere: the token's arrival resumes the connection
     await eventually(() => expect(inbox.text()).toBe("alice's inbox"));
@@ -216,7 +99,7 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
   it('an expired access token is refreshed without the user', async () => {
     const { authServer, server, sync, statuses } = await signedIn(kind);
     const inbox = observeResource(sync, INBOX);
-    cleanups.push(inbox.unmount);
+    atEnd(inbox.unmount);
     await eventually(() => expect(inbox.text()).toBe("alice's inbox"));
     const before = statuses.length;
     authServer.expireAccessTokens();
@@ -238,7 +121,7 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
   it('when the refresh token is refused too, a read makes the connection unauthorized', async () => {
     const { authServer, server, sync, browser } = await signedIn(kind);
     const inbox = observeResource(sync, INBOX);
-    cleanups.push(inbox.unmount);
+    atEnd(inbox.unmount);
     await eventually(() => expect(inbox.text()).toBe("alice's inbox"));
     authServer.expireAccessTokens();
     authServer.revokeRefreshTokens();
@@ -371,7 +254,7 @@ function renderApp(props: Partial<McpProviderProps> & { url: string }) {
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: 1, retryDelay: 20 } },
   });
-  cleanups.push(() => queryClient.clear());
+  atEnd(() => queryClient.clear());
   const ui = (next: Partial<McpProviderProps>) => (
     <QueryClientProvider client={queryClient}>
       <McpProvider lingerMs={30} reconnect={FAST} {...props} {...next}>
@@ -408,7 +291,9 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
 
     renders.length = 0;
-    act(() => provider.signOut());
+    act(() => {
+      void provider.signOut();
+    });
     // Signed out: alice's private data leaves the cache at once, and the screen with the next
     // render (TanStack notifies observers on its next tick).
     expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toBeUndefined();
@@ -436,7 +321,10 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     await waitFor(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
     await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
-    act(() => provider.signOut()); // the inbox is read again, without a token: 401
+    // The connection ends and connects again, without a token: 401.
+    act(() => {
+      void provider.signOut();
+    });
     await waitFor(() => expect(shown('status')).toBe('unauthorized'));
   });
 
@@ -452,7 +340,9 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     act(() => fireEvent.click(screen.getByText('sign in')));
     await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
     renders.length = 0;
-    act(() => provider.signOut());
+    act(() => {
+      void provider.signOut();
+    });
     await sleep(200); // the partition is the app's: nothing may be reset meanwhile
     expect(renders).not.toContain('…');
     expect(shown('inbox')).toBe("alice's inbox");

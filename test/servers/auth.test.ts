@@ -198,6 +198,54 @@ describe('the demo authorization server', () => {
     expect((await exchange(verifier)).status).toBe(400);
     expect(authServer.stats()).toMatchObject({ codeExchanges: 0, tokenErrors: 2 });
   });
+  it('opaque tokens say nothing but are accepted; a refresh token revoked at /revoke stops working', async () => {
+    authServer = await startAuthServer({ opaqueTokens: true });
+    const metadata = await fetch(`${authServer.url}/.well-known/oauth-authorization-server`);
+    expect(await metadata.json()).toMatchObject({
+      revocation_endpoint: `${authServer.url}/revoke`,
+    });
+    const store = new ResourceStore([
+      { uri: 'secret://inbox', name: 'inbox', text: 'nobody', textByUser: { bob: "bob's inbox" } },
+    ]);
+    const server = await startServer('modern', { store, auth: { authServer } });
+    cleanups.push(() => server.close());
+    const provider = new MemoryProvider();
+    await signIn(server, provider, 'bob');
+    const access = provider.saved?.access_token ?? '';
+    expect(access.split('.')).toHaveLength(1);
+    expect(authServer.verify(access)).toMatchObject({ sub: 'bob' });
+    expect(await read(await connected(server, provider), 'secret://inbox')).toBe("bob's inbox");
+
+    const refreshToken = provider.saved?.refresh_token ?? '';
+    const revoke = await fetch(`${authServer.url}/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        token: refreshToken,
+        token_type_hint: 'refresh_token',
+        client_id: String(provider.client?.client_id),
+      }),
+    });
+    expect(revoke.status).toBe(200);
+    expect(authServer.stats()).toMatchObject({ revocations: 1, revokedTokens: [refreshToken] });
+    const refresh = await fetch(`${authServer.url}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: String(provider.client?.client_id),
+      }),
+    });
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('can leave PKCE and revocation out of its metadata', async () => {
+    authServer = await startAuthServer({ pkceMethods: null, revocation: false });
+    const response = await fetch(`${authServer.url}/.well-known/oauth-authorization-server`);
+    const metadata = (await response.json()) as Record<string, unknown>;
+    expect(metadata).not.toHaveProperty('code_challenge_methods_supported');
+    expect(metadata).not.toHaveProperty('revocation_endpoint');
+    expect((await fetch(`${authServer.url}/revoke`, { method: 'POST' })).status).toBe(404);
+  });
 });
 
 describe.each(SERVER_KINDS)('a protected %s server', (kind) => {

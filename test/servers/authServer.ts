@@ -12,8 +12,11 @@
  *   a small HTML page instead, where a person picks one of those users (or cancels).
  * - `/token`: `authorization_code` with PKCE S256 (the verifier must match the challenge), and
  *   `refresh_token`. Access tokens are JWT-shaped (`header.payload.signature`, HMAC-SHA256) and
- *   carry `sub`, `scope`, `aud` (the RFC 8707 `resource`), `client_id`, `iat`, `exp`, `jti`.
+ *   carry `sub`, `scope`, `aud` (the RFC 8707 `resource`), `client_id`, `iat`, `exp`, `jti`;
+ *   with `opaqueTokens` they are random strings that say nothing (as many real servers issue).
  *   Granted scope is what the client asked for (no consent screen trims it).
+ * - RFC 7009 revocation at `/revoke` (advertised as `revocation_endpoint` unless
+ *   `revocation: false`): a refresh token revoked there no longer works.
  *
  * Resource servers verify tokens in process (`verify`), which also honours `expireAccessTokens`:
  * a test makes every access token stale at a moment of its choosing instead of waiting for a
@@ -39,6 +42,15 @@ export interface AuthServerOptions {
    * each a button that comes back to `/authorize` with `user=<name>`. Unset: approves at once.
    */
   chooseUser?: string[];
+  /** Issue opaque access tokens (no readable claims) instead of JWT-shaped ones (default false). */
+  opaqueTokens?: boolean;
+  /** Advertise and serve `/revoke` (RFC 7009; default true). */
+  revocation?: boolean;
+  /**
+   * `code_challenge_methods_supported` in the metadata (default `['S256']`; `null` leaves it
+   * out). PKCE with S256 is required either way.
+   */
+  pkceMethods?: string[] | null;
 }
 
 /** What a valid access token says. */
@@ -66,6 +78,9 @@ export interface AuthServerStats {
   refreshes: number;
   /** Token requests answered with an OAuth error. */
   tokenErrors: number;
+  /** `/revoke` requests, and which tokens they named (in order). */
+  revocations: number;
+  revokedTokens: string[];
 }
 
 export interface AuthServer {
@@ -127,6 +142,8 @@ function newStats(): AuthServerStats {
     codeExchanges: 0,
     refreshes: 0,
     tokenErrors: 0,
+    revocations: 0,
+    revokedTokens: [],
   };
 }
 
@@ -174,6 +191,8 @@ class DemoAuthServer implements AuthServer {
   readonly #refreshTokens = new Map<string, Grant>();
   /** jti → expiry (ms) of every access token issued; gone or past = invalid. */
   readonly #accessTokens = new Map<string, number>();
+  /** Opaque access token → its claims (`opaqueTokens`). */
+  readonly #opaque = new Map<string, TokenClaims>();
   readonly #sockets = new Set<Socket>();
   readonly #http = createServer((req, res) => void this.#serve(req, res));
   #user: string;
@@ -214,6 +233,11 @@ class DemoAuthServer implements AuthServer {
   }
 
   verify(token: string): TokenClaims | undefined {
+    const opaque = this.#opaque.get(token);
+    if (opaque) {
+      const expiresAt = this.#accessTokens.get(opaque.jti);
+      return expiresAt !== undefined && Date.now() < expiresAt ? opaque : undefined;
+    }
     const [header, payload, signature] = token.split('.');
     if (!header || !payload || !signature) return undefined;
     const expected = this.#sign(`${header}.${payload}`);
@@ -243,7 +267,7 @@ class DemoAuthServer implements AuthServer {
   }
 
   stats(): AuthServerStats {
-    return { ...this.#stats };
+    return { ...this.#stats, revokedTokens: [...this.#stats.revokedTokens] };
   }
 
   resetStats(): void {
@@ -288,9 +312,13 @@ class DemoAuthServer implements AuthServer {
         case 'POST /token':
           send(res, 200, this.#token(new URLSearchParams(await readBody(req))));
           return;
-        default:
-          send(res, 404, { error: 'not_found' });
+        case 'POST /revoke':
+          if (this.#options.revocation === false) break;
+          this.#revoke(new URLSearchParams(await readBody(req)));
+          res.writeHead(200, { 'cache-control': 'no-store' }).end();
+          return;
       }
+      send(res, 404, { error: 'not_found' });
     } catch (error) {
       if (url.pathname === '/token') this.#stats.tokenErrors += 1;
       const failure =
@@ -311,7 +339,10 @@ class DemoAuthServer implements AuthServer {
       registration_endpoint: `${this.url}/register`,
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
-      code_challenge_methods_supported: ['S256'],
+      ...(this.#options.pkceMethods !== null && {
+        code_challenge_methods_supported: this.#options.pkceMethods ?? ['S256'],
+      }),
+      ...(this.#options.revocation !== false && { revocation_endpoint: `${this.url}/revoke` }),
       token_endpoint_auth_methods_supported: ['none'],
       authorization_response_iss_parameter_supported: true,
       ...(this.#options.scopesSupported && { scopes_supported: this.#options.scopesSupported }),
@@ -447,6 +478,15 @@ button{display:block;width:100%;margin:.5rem 0;padding:.6rem;font:inherit;cursor
     throw new OAuthFailure('unsupported_grant_type', `grant_type ${grantType}`);
   }
 
+  /** RFC 7009: the named token stops working; the answer is 200 whether or not it was known. */
+  #revoke(params: URLSearchParams): void {
+    this.#stats.revocations += 1;
+    const token = params.get('token') ?? '';
+    this.#stats.revokedTokens.push(token);
+    const grant = this.#refreshTokens.get(token);
+    if (grant && grant.clientId === params.get('client_id')) this.#refreshTokens.delete(token);
+  }
+
   #issue(grant: Grant, withRefreshToken: boolean) {
     const ttl = this.#options.accessTokenTtlMs ?? HOUR_MS;
     const now = Date.now();
@@ -462,9 +502,15 @@ button{display:block;width:100%;margin:.5rem 0;padding:.6rem;font:inherit;cursor
       jti,
     };
     this.#accessTokens.set(jti, now + ttl);
-    const head = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-    const body = base64url(JSON.stringify(claims));
-    const accessToken = `${head}.${body}.${this.#sign(`${head}.${body}`).toString()}`;
+    let accessToken: string;
+    if (this.#options.opaqueTokens) {
+      accessToken = `at-${random()}`;
+      this.#opaque.set(accessToken, claims);
+    } else {
+      const head = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+      const body = base64url(JSON.stringify(claims));
+      accessToken = `${head}.${body}.${this.#sign(`${head}.${body}`).toString()}`;
+    }
     let refreshToken: string | undefined;
     if (withRefreshToken) {
       refreshToken = `rt-${random()}`;

@@ -8,7 +8,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { createGuard, type Guard, type ProtectionOptions } from './protectedResource';
 import { addCounters, failExchange, newCounters } from './protocol';
-import type { EndpointCounters, McpEndpoint, RestartOptions, TestServer } from './types';
+import type {
+  EndpointCounters,
+  McpEndpoint,
+  RequestRecord,
+  RestartOptions,
+  TestServer,
+} from './types';
 
 export const MCP_PATH = '/mcp';
 const HOST = '127.0.0.1';
@@ -22,10 +28,21 @@ async function listen(
   endpoint: () => McpEndpoint,
   port: number,
   guard: Guard | undefined,
+  log: RequestRecord[],
 ): Promise<Listening> {
   const sockets = new Set<Socket>();
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return typeof value === 'string' ? value : undefined;
+    };
+    log.push({
+      method: req.method ?? 'GET',
+      path,
+      authorization: header('authorization'),
+      sessionId: header('mcp-session-id'),
+    });
     if (guard?.serveMetadata(path, req, res)) return;
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
@@ -72,6 +89,7 @@ class HostedServer implements TestServer {
   #listening: Listening | undefined;
   #port = 0;
   #previousCounters: EndpointCounters = newCounters();
+  readonly #log: RequestRecord[] = [];
   #closed = false;
 
   constructor(make: () => McpEndpoint, protect: ProtectionOptions | undefined) {
@@ -85,7 +103,7 @@ class HostedServer implements TestServer {
   }
 
   async open(port: number): Promise<void> {
-    this.#listening = await listen(() => this.#endpoint, port, this.#guard);
+    this.#listening = await listen(() => this.#endpoint, port, this.#guard, this.#log);
     this.#port = (this.#listening.http.address() as AddressInfo).port;
   }
 
@@ -118,6 +136,7 @@ class HostedServer implements TestServer {
   liveSessions = () => this.#endpoint.liveSessions();
   dropStreams = () => this.#endpoint.dropStreams();
   counters = () => addCounters(this.#previousCounters, this.#endpoint.counters());
+  requests = () => [...this.#log];
   resetCounters = () => {
     this.#previousCounters = newCounters();
     this.#endpoint.resetCounters();

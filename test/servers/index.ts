@@ -42,6 +42,7 @@ export type {
   EndpointCounters,
   EndpointOptions,
   McpEndpoint,
+  RequestRecord,
   RestartOptions,
   ServerCapabilityOptions,
   ServerKind,

@@ -150,7 +150,9 @@ export type ToolCallAnswer = { content: { type: 'text'; text: string }[]; isErro
 export type ClientAsk =
   | {
       method: 'elicitation/create';
-      params: { mode: 'form'; message: string; requestedSchema: ElicitFormSchema };
+      params:
+        | { mode: 'form'; message: string; requestedSchema: ElicitFormSchema }
+        | { mode: 'url'; message: string; url: string; elicitationId: string };
     }
   | {
       method: 'sampling/createMessage';
@@ -209,6 +211,13 @@ function text(value: string, isError = false): ToolCallAnswer {
 }
 
 function askFor(tool: StoredTool): ClientAsk | undefined {
+  if (tool.elicit && 'url' in tool.elicit) {
+    const { message, url } = tool.elicit;
+    return {
+      method: 'elicitation/create',
+      params: { mode: 'url', message, url, elicitationId: `${tool.name}-${Date.now()}` },
+    };
+  }
   if (tool.elicit) {
     const { message, requestedSchema } = tool.elicit;
     return {

@@ -64,10 +64,10 @@ export interface StoredTool {
   /** Sends this many progress notifications (`i` of `n`, message `step i`) before answering. */
   progress?: number;
   /**
-   * Asks the user (`elicitation/create`, form mode) and answers `answered <action>` followed by
-   * ` <json content>` when the client sent content.
+   * Asks the user (`elicitation/create`: form mode, or URL mode when `url` is given: go there)
+   * and answers `answered <action>` followed by ` <json content>` when the client sent content.
    */
-  elicit?: { message: string; requestedSchema: ElicitSchema };
+  elicit?: { message: string; requestedSchema: ElicitSchema } | { message: string; url: string };
   /** Asks the client's model (`sampling/createMessage`) and answers `sampled <text>`. */
   sample?: { prompt: string; maxTokens?: number };
   /** Asks for the client's roots (`roots/list`) and answers `roots <json array of the URIs>`. */

@@ -147,6 +147,15 @@ export interface RestartOptions {
   graceful?: boolean;
 }
 
+/** One HTTP request as the server received it, before any check (protected or not). */
+export interface RequestRecord {
+  method: string;
+  path: string;
+  /** The `Authorization` header, as sent. */
+  authorization: string | undefined;
+  sessionId: string | undefined;
+}
+
 export interface TestServer extends McpEndpoint {
   /** http://127.0.0.1:<port>/mcp */
   readonly url: string;
@@ -158,4 +167,6 @@ export interface TestServer extends McpEndpoint {
    * a real process restart; open connections are destroyed. Counters keep accumulating.
    */
   restart(options?: RestartOptions): Promise<void>;
+  /** Every HTTP request received since the server started (restarts included), in order. */
+  requests(): RequestRecord[];
 }

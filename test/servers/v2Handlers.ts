@@ -171,6 +171,9 @@ function modernIO(request: CallToolRequest, ctx: ServerContext): ToolIO {
 function inputRequest(ask: ClientAsk) {
   switch (ask.method) {
     case 'elicitation/create':
+      if (ask.params.mode === 'url') {
+        return inputRequired.elicitUrl({ message: ask.params.message, url: ask.params.url });
+      }
       return inputRequired.elicit({
         message: ask.params.message,
         requestedSchema: ask.params.requestedSchema as Parameters<

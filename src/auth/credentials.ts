@@ -1,0 +1,129 @@
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import { McpQueryError } from '../core/errors';
+import { resolveUrl } from '../core/failure';
+import { randomState, type SignIn } from './signIn';
+import { type KeyValueStorage, StoredJson } from './storage';
+
+/** What one server's sign-in keeps. */
+export interface Signed {
+  /** Per authorization server issuer ('' when unknown). */
+  tokens: Record<string, StoredOAuthTokens>;
+  latest?: StoredOAuthTokens;
+  /** Who signed in (see `OAuthProvider#identity`). */
+  identity?: string;
+}
+
+interface Saved {
+  /** Client registrations, per authorization server issuer: any server may use them. */
+  clients: Record<string, StoredOAuthClientInformation>;
+  /**
+   * Tokens per resource (a server's canonical URL, RFC 8707): handed out
+   * only for the server they were issued for, even when several providers
+   * share one storage key.
+   */
+  resources: Record<string, Signed>;
+  /** What discovery found last (public metadata: where to revoke, among others). */
+  discovery?: OAuthDiscoveryState;
+}
+
+const EMPTY: Signed = { tokens: {} };
+
+/** A server as an OAuth resource (RFC 8707, the MCP spec's canonical URI): absolute, no fragment. */
+export function canonicalResource(url: string | URL): string {
+  const resolved = resolveUrl(url);
+  resolved.hash = '';
+  return resolved.href;
+}
+
+/**
+ * A connection to `url` with the tokens of `resource` would hand them to
+ * another server, which could replay them where they are valid.
+ */
+export function otherServer(resource: string, url: URL): McpQueryError | undefined {
+  const target = canonicalResource(url);
+  if (target === resource) return undefined;
+  return new McpQueryError(
+    'INVALID_OPTIONS',
+    `the authProvider signs in to ${resource}, not to ${target}: a token goes only to the server it was issued for (one provider per server)`,
+  );
+}
+
+/** The `sub` claim of a JWT, unverified: enough to tell two signed-in users apart. */
+function subject(token: string | undefined): string | undefined {
+  const payload = token?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' ? sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who `tokens` belong to. A code exchange (`exchange`) is someone signing
+ * in, who is whoever the tokens name; tokens that name nobody (opaque) make
+ * them someone new, so private data never crosses users. A refresh, or a
+ * scope step-up of the sign-in that still holds its tokens, is the same person.
+ */
+export function whoSignedIn(
+  tokens: StoredOAuthTokens,
+  signed: Signed,
+  exchange: SignIn | undefined,
+): string {
+  const same = exchange === undefined || exchange.stepUpOf === signed.identity;
+  return (
+    subject((tokens as { id_token?: string }).id_token) ??
+    subject(tokens.access_token) ??
+    (same ? signed.identity : undefined) ??
+    randomState()
+  );
+}
+
+/** The credentials one provider keeps, under one storage key. */
+export class Credentials {
+  readonly #stored: StoredJson<Saved>;
+  readonly #resource: string;
+
+  constructor(storage: KeyValueStorage, key: string, resource: string, onChange: () => void) {
+    this.#resource = resource;
+    this.#stored = new StoredJson<Saved>(storage, key, { clients: {}, resources: {} }, onChange);
+  }
+
+  /** This server's tokens and identity. */
+  signed(): Signed {
+    return this.#stored.get().resources?.[this.#resource] ?? EMPTY;
+  }
+
+  setSigned(change: (signed: Signed) => Signed): void {
+    this.#stored.update((saved) => ({
+      ...saved,
+      resources: { ...saved.resources, [this.#resource]: change(this.signed()) },
+    }));
+  }
+
+  client(issuer: string): StoredOAuthClientInformation | undefined {
+    return this.#stored.get().clients?.[issuer];
+  }
+
+  setClients(
+    change: (
+      clients: Record<string, StoredOAuthClientInformation>,
+    ) => Record<string, StoredOAuthClientInformation>,
+  ): void {
+    this.#stored.update((saved) => ({ ...saved, clients: change(saved.clients ?? {}) }));
+  }
+
+  discovery(): OAuthDiscoveryState | undefined {
+    return this.#stored.get().discovery;
+  }
+
+  setDiscovery(discovery: OAuthDiscoveryState | undefined): void {
+    this.#stored.update((saved) => ({ ...saved, discovery }));
+  }
+}

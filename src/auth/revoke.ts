@@ -1,0 +1,39 @@
+import {
+  assertSecureTokenEndpoint,
+  type StoredOAuthClientInformation,
+} from '@modelcontextprotocol/client';
+
+/**
+ * RFC 7009: tell the authorization server a refresh token is no longer
+ * wanted, so a copy taken before sign-out is worth nothing. The client
+ * authenticates as it does at the token endpoint (public clients name
+ * themselves). Resolves with whether the server accepted; never rejects:
+ * signing out here has happened either way.
+ */
+export async function revokeRefreshToken(
+  endpoint: string,
+  token: string,
+  client: StoredOAuthClientInformation,
+): Promise<boolean> {
+  try {
+    // The token leaves only over https (or to this machine), as at the token endpoint.
+    const url = assertSecureTokenEndpoint(endpoint);
+    const body = new URLSearchParams({ token, token_type_hint: 'refresh_token' });
+    const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded' });
+    const { client_id: id, client_secret: secret } = client;
+    const method = (client as { token_endpoint_auth_method?: string }).token_endpoint_auth_method;
+    if (secret !== undefined && method === 'client_secret_basic') {
+      const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+      headers.set('authorization', `Basic ${btoa(`${encode(id)}:${encode(secret)}`)}`);
+    } else {
+      body.set('client_id', id);
+      if (secret !== undefined) body.set('client_secret', secret);
+    }
+    // keepalive: an app may leave the page right after signing out.
+    const response = await fetch(url, { method: 'POST', headers, body, keepalive: true });
+    await response.body?.cancel().catch(() => {});
+    return response.ok;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * `mcp-react-query/servers`: the servers a user adds at run time, each its own connection and
+ * scope, listed, signed in and searched together. Kept out of the main entry so apps with one
+ * server pay nothing for it.
+ */
+export {
+  canonicalUrl,
+  type McpServerConfig,
+  type McpServerInput,
+  type ServerAuth,
+  type ServerConfigProblem,
+} from './servers/config';
+export type { ServerElicitation } from './servers/elicitations';
+export {
+  type AddServerResult,
+  type McpServer,
+  McpServerManager,
+  type McpServerPatch,
+} from './servers/manager';
+export type { McpServerManagerOptions, ServerConnectionOptions } from './servers/options';
+export { DEFAULT_SEPARATOR, type Qualified, qualify } from './servers/qualify';
+export { createServerSignIn, ServerSignIn, type ServerSignInOptions } from './servers/signIn';

@@ -1,0 +1,389 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { QueryClient } from '@tanstack/query-core';
+import { McpQueryError } from '../core/errors';
+import type { Era } from '../core/events';
+import { createMcpKeys } from '../core/keys';
+import type { McpCacheSync } from '../core/mcpCacheSync';
+import type { McpStatus } from '../core/state';
+import { type CallToolVariables, callTool } from '../core/tools';
+import {
+  checkServer,
+  MAX_SERVERS,
+  type McpServerConfig,
+  type McpServerInput,
+  type ServerAuth,
+  type ServerConfigResult,
+  sameConnection,
+} from './config';
+import { ConfigStore } from './configStore';
+import { ElicitationsOfServers } from './elicitations';
+import { DEFAULT_STORAGE_KEY, type McpServerManagerOptions } from './options';
+import { DEFAULT_SEPARATOR, type Qualified, qualify, resolveQualified } from './qualify';
+import { removeScope, resetScope, ServerRuntime, wantsOAuth } from './runtime';
+
+/** One server as the list shows it: its configuration and its connection now. */
+export interface McpServer {
+  readonly id: string;
+  readonly name: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly auth: ServerAuth | undefined;
+  readonly status: McpStatus;
+  readonly era: Era | undefined;
+  readonly error: Error | undefined;
+  /** `none`: the server does not sign in here; else whether its OAuth provider holds a token. */
+  readonly signIn: 'none' | 'signed-out' | 'signed-in';
+  /** Sign in to this server (from a click: it may leave the page or open a popup). */
+  readonly authorize: () => void;
+  /** Forget this server's tokens; its connection starts again without them. */
+  readonly signOut: () => Promise<void>;
+  readonly reconnect: () => void;
+}
+
+export type AddServerResult =
+  | { ok: true; server: McpServer }
+  | { ok: false; problem: Exclude<ServerConfigResult, { ok: true }>['problem']; message: string };
+
+/** What `update()` may change; `undefined` for `headers` or `auth` unsets them. */
+export type McpServerPatch = Partial<Omit<McpServerInput, 'id'>>;
+
+/**
+ * The servers a user added, each its own McpCacheSync (scope = the server's
+ * id) made and ended here, never by a render: adding, editing or removing
+ * one never touches another's connection. The list is configuration only
+ * (no token), kept in a storage, restored on reload and followed across
+ * tabs (`ConfigStore`). docs/design.md, "Many servers".
+ */
+export class McpServerManager {
+  readonly queryClient: QueryClient;
+  readonly separator: string;
+  readonly #options: McpServerManagerOptions;
+  readonly #store: ConfigStore;
+  readonly #runtimes = new Map<string, ServerRuntime>();
+  readonly #entries = new WeakMap<ServerRuntime, McpServer>();
+  readonly #unwatch = new WeakMap<ServerRuntime, () => void>();
+  readonly #listeners = new Set<() => void>();
+  readonly #elicitations = new ElicitationsOfServers();
+  #servers: readonly McpServer[] = [];
+  #syncs: ReadonlyMap<string, McpCacheSync> = new Map();
+  #holders = 0;
+  #teardown: ReturnType<typeof setTimeout> | undefined;
+  #started = false;
+  #disposing: Promise<void> | undefined;
+
+  /** Reads the stored list and prepares each server; nothing connects before `mount()`. */
+  constructor(options: McpServerManagerOptions) {
+    this.queryClient = options.queryClient;
+    this.separator = options.separator ?? DEFAULT_SEPARATOR;
+    this.#options = options;
+    this.#store = new ConfigStore({
+      key: options.storageKey ?? DEFAULT_STORAGE_KEY,
+      ...(options.storage !== undefined && { storage: options.storage }),
+      ...(options.channel !== undefined && { channel: options.channel }),
+    });
+    this.#store.subscribe(() => void this.#reconcile());
+    void this.#reconcile();
+  }
+
+  // ── the list ─────────────────────────────────────────────────────────────
+
+  getServers = (): readonly McpServer[] => this.#servers;
+
+  /** The McpCacheSync of each server, by id (a new map only when one comes, goes or is replaced). */
+  getSyncs = (): ReadonlyMap<string, McpCacheSync> => this.#syncs;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  };
+
+  /**
+   * Add a server, checked at once: a bad URL, name, id or header, or a URL
+   * or name already in the list, is refused with a reason and changes
+   * nothing. Call it from an event handler, not while rendering.
+   */
+  add = (input: McpServerInput): AddServerResult => {
+    this.#alive();
+    let result: ServerConfigResult | undefined;
+    this.#store.change((servers) => {
+      result =
+        servers.length >= MAX_SERVERS
+          ? { ok: false, problem: 'too-many', message: `at most ${MAX_SERVERS} servers` }
+          : checkServer(input, servers);
+      return result.ok ? [...servers, result.server] : undefined;
+    });
+    const checked = result as ServerConfigResult;
+    if (!checked.ok) return checked;
+    void this.#reconcile();
+    return { ok: true, server: this.#entryOf(checked.server.id) as McpServer };
+  };
+
+  /**
+   * Change a server. Only a new name keeps its connection; anything else
+   * (URL, headers, sign-in) replaces it, and what its scope held, with a new
+   * one, and leaves every other server alone.
+   */
+  update = (id: string, patch: McpServerPatch): AddServerResult => {
+    this.#alive();
+    let result: ServerConfigResult = {
+      ok: false,
+      problem: 'unknown-server',
+      message: `no server with id "${id}"`,
+    };
+    this.#store.change((servers) => {
+      const current = servers.find((server) => server.id === id);
+      if (!current) return undefined;
+      const others = servers.filter((server) => server !== current);
+      result = checkServer({ ...current, ...patch, id }, others);
+      const next = result.ok ? result.server : undefined;
+      return next && servers.map((server) => (server === current ? next : server));
+    });
+    if (!result.ok) return result;
+    void this.#reconcile();
+    return { ok: true, server: this.#entryOf(id) as McpServer };
+  };
+
+  /**
+   * Remove a server and end it completely: its questions declined, its calls
+   * cancelled, its connection closed (2025: the session DELETEd), its
+   * credentials forgotten and every cache entry of its scope removed.
+   * Resolves (true) once the server has seen the end; false for an unknown id.
+   */
+  remove = async (id: string): Promise<boolean> => {
+    this.#alive();
+    let removed: McpServerConfig | undefined;
+    this.#store.change((servers) => {
+      removed = servers.find((server) => server.id === id);
+      return removed && servers.filter((server) => server !== removed);
+    });
+    if (!removed) return false;
+    const ending = this.#reconcile();
+    await Promise.all([ending, this.#options.signIn?.forget(removed)]);
+    return true;
+  };
+
+  // ── across servers ───────────────────────────────────────────────────────
+
+  /**
+   * Every server's cached tools or prompts under qualified names
+   * (`qualify.ts`), servers in the order they were added.
+   */
+  qualified<T extends { name: string }>(kind: 'tools' | 'prompts'): Qualified<T>[] {
+    const groups = this.#store.servers.map((server) => ({
+      server,
+      items:
+        (this.queryClient.getQueryData(createMcpKeys(server.id).list(kind)) as T[] | undefined) ??
+        [],
+    }));
+    return qualify(groups, this.separator);
+  }
+
+  /** Which server and tool a qualified name stands for. */
+  resolveTool(qualifiedName: string): { serverId: string; name: string } | undefined {
+    const listed = this.qualified('tools');
+    return resolveQualified(qualifiedName, listed, this.#store.servers, this.separator);
+  }
+
+  /**
+   * Call a tool by its qualified name on the server it belongs to. Removing
+   * that server meanwhile cancels the call.
+   */
+  callTool = (variables: CallToolVariables): Promise<CallToolResult> => {
+    const target = this.resolveTool(variables.name);
+    const runtime = target && this.#runtimes.get(target.serverId);
+    if (!target || !runtime) {
+      return Promise.reject(
+        new McpQueryError('UNKNOWN_SERVER', `no server has a tool named "${variables.name}"`),
+      );
+    }
+    const { signal } = variables;
+    return callTool(runtime.sync, {
+      ...variables,
+      name: target.name,
+      signal: signal ? AbortSignal.any([signal, runtime.callSignal]) : runtime.callSignal,
+    });
+  };
+
+  /** Every server's elicitations waiting for the user (listening answers for all of them). */
+  getElicitations = this.#elicitations.get;
+  subscribeElicitations = this.#elicitations.subscribe;
+
+  // ── lifecycle ────────────────────────────────────────────────────────────
+
+  /**
+   * Connect every server and follow the other tabs; the returned function
+   * lets go. The last holder letting go ends every connection on the next
+   * macrotask (React StrictMode's remount keeps them).
+   */
+  mount(): () => void {
+    this.#alive();
+    this.#holders += 1;
+    clearTimeout(this.#teardown);
+    if (!this.#started) {
+      this.#started = true;
+      this.#store.start();
+      this.#store.reload();
+      for (const runtime of this.#runtimes.values()) runtime.start();
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holders -= 1;
+      if (this.#holders === 0) this.#teardown = setTimeout(() => void this.dispose(), 0);
+    };
+  }
+
+  /** End every connection (the list stays stored). Resolves once each server has seen it. */
+  dispose(): Promise<void> {
+    this.#disposing ??= this.#dispose();
+    return this.#disposing;
+  }
+
+  async #dispose(): Promise<void> {
+    clearTimeout(this.#teardown);
+    this.#store.stop();
+    const runtimes = [...this.#runtimes.values()];
+    for (const runtime of runtimes) this.#unwatch.get(runtime)?.();
+    await Promise.all(runtimes.map((runtime) => runtime.end()));
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────
+
+  #alive(): void {
+    if (this.#disposing) throw new McpQueryError('DISPOSED', 'this McpServerManager was disposed');
+  }
+
+  /**
+   * Make the servers what the stored list says: new ones made (and started,
+   * once mounted), changed ones replaced, missing ones ended. Resolves once
+   * the ended ones have closed on their servers.
+   */
+  #reconcile(): Promise<void> {
+    const wanted = new Map(this.#store.servers.map((server) => [server.id, server]));
+    const ending: Promise<void>[] = [];
+    for (const [id, runtime] of this.#runtimes) {
+      const config = wanted.get(id);
+      if (config && sameConnection(config, runtime.config)) {
+        runtime.config = config;
+        continue;
+      }
+      this.#runtimes.delete(id);
+      this.#unwatch.get(runtime)?.();
+      ending.push(runtime.end());
+      // Synchronously: nothing renders the ended connection's data from now on.
+      if (config) resetScope(this.queryClient, id);
+      else removeScope(this.queryClient, id);
+    }
+    for (const config of wanted.values()) {
+      if (this.#runtimes.has(config.id)) continue;
+      const runtime = new ServerRuntime(
+        config,
+        this.queryClient,
+        this.#options,
+        this.#options.signIn,
+      );
+      this.#runtimes.set(config.id, runtime);
+      this.#watch(runtime);
+      if (this.#started && !this.#disposing) runtime.start();
+    }
+    this.#publish();
+    return Promise.all(ending).then(() => {});
+  }
+
+  #watch(runtime: ServerRuntime): void {
+    const changed = () => {
+      if (this.#runtimes.get(runtime.config.id) !== runtime) return;
+      this.#learnSignIn(runtime);
+      this.#publish();
+    };
+    const stops = [runtime.sync.subscribeState(changed), runtime.provider?.subscribe(changed)];
+    this.#unwatch.set(runtime, () => {
+      for (const stop of stops) stop?.();
+    });
+  }
+
+  /**
+   * A server that answered 401 signs in from now on (when the manager can):
+   * stored as `auth: 'oauth'`, so it gets its provider, here and after a
+   * reload, in every tab.
+   */
+  #learnSignIn(runtime: ServerRuntime): void {
+    const { config, sync } = runtime;
+    if (config.auth !== undefined || sync.getState().status !== 'unauthorized') return;
+    if (!wantsOAuth({ ...config, auth: 'oauth' }, this.#options.signIn)) return;
+    queueMicrotask(() => {
+      if (this.#disposing) return;
+      this.#store.change((servers) => {
+        const current = servers.find((server) => server.id === config.id);
+        if (current?.url !== config.url || current.auth !== undefined) return undefined;
+        return servers.map((server) =>
+          server === current ? { ...server, auth: 'oauth' } : server,
+        );
+      });
+      void this.#reconcile();
+    });
+  }
+
+  #publish(): void {
+    const servers = this.#store.servers.map((config) => this.#entryOf(config.id) as McpServer);
+    const syncs = new Map(servers.map(({ id }) => [id, this.#runtimes.get(id)?.sync]));
+    let changed = false;
+    if (servers.length !== this.#servers.length || servers.some((s, i) => s !== this.#servers[i])) {
+      this.#servers = servers;
+      changed = true;
+    }
+    if (
+      syncs.size !== this.#syncs.size ||
+      [...syncs].some(([id, s]) => this.#syncs.get(id) !== s)
+    ) {
+      this.#syncs = syncs as Map<string, McpCacheSync>;
+      changed = true;
+    }
+    this.#elicitations.setSources(
+      servers.flatMap(({ id, name }) => {
+        const requests = this.#runtimes.get(id)?.requests;
+        return requests ? [{ id, name, requests }] : [];
+      }),
+    );
+    if (changed) for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** The list entry of a server: the same object while nothing it shows changed. */
+  #entryOf(id: string): McpServer | undefined {
+    const runtime = this.#runtimes.get(id);
+    if (!runtime) return undefined;
+    const { config, sync, provider } = runtime;
+    const state = sync.getState();
+    const signIn = !provider ? 'none' : provider.tokens() ? 'signed-in' : 'signed-out';
+    const previous = this.#entries.get(runtime);
+    if (
+      previous &&
+      previous.name === config.name &&
+      previous.status === state.status &&
+      previous.era === state.era &&
+      previous.error === state.error &&
+      previous.signIn === signIn
+    ) {
+      return previous;
+    }
+    const entry: McpServer = {
+      id,
+      name: config.name,
+      url: config.url,
+      headers: config.headers,
+      auth: config.auth,
+      status: state.status,
+      era: state.era,
+      error: state.error,
+      signIn,
+      authorize: previous?.authorize ?? (() => sync.authorize()),
+      signOut: previous?.signOut ?? (async () => void (await provider?.signOut())),
+      reconnect: sync.reconnect,
+    };
+    this.#entries.set(runtime, entry);
+    return entry;
+  }
+}

@@ -19,4 +19,23 @@ export {
 } from './servers/manager';
 export type { McpServerManagerOptions, ServerConnectionOptions } from './servers/options';
 export { DEFAULT_SEPARATOR, type Qualified, qualify } from './servers/qualify';
+export {
+  McpServersProvider,
+  type McpServersProviderProps,
+} from './servers/react/McpServersProvider';
+export {
+  type UseCallServerToolOptions,
+  useCallServerTool,
+} from './servers/react/useCallServerTool';
+export { type UseMcpServersResult, useMcpServers } from './servers/react/useMcpServers';
+export { useServerElicitations } from './servers/react/useServerElicitations';
+export type { ServerList, ServerListState } from './servers/react/useServerLists';
+export {
+  type ServerPromptsResult,
+  type ServerResourcesResult,
+  type ServerToolsResult,
+  useServerPrompts,
+  useServerResources,
+  useServerTools,
+} from './servers/react/useServerTools';
 export { createServerSignIn, ServerSignIn, type ServerSignInOptions } from './servers/signIn';

@@ -62,18 +62,19 @@ const refuse = (problem: ServerConfigProblem, message: string): ServerConfigResu
   message,
 });
 
-const pageHref = () => (globalThis as { location?: { href?: string } }).location?.href;
-
-/** An http(s) URL, absolute (a path is relative to the page) and without a fragment, or why not. */
+/**
+ * An absolute http(s) URL without a fragment, or why not. Absolute only: a
+ * user typing `example.com/mcp` means a server, not a path of this page.
+ */
 export function canonicalUrl(value: unknown): { url: string } | { error: string } {
   if (typeof value !== 'string' || value.trim() === '') return { error: 'a URL is required' };
   const text = value.trim();
-  let url: URL;
-  try {
-    url = new URL(text, pageHref());
-  } catch {
-    return { error: `${JSON.stringify(text)} is not a valid URL` };
+  if (!URL.canParse(text)) {
+    return {
+      error: `${JSON.stringify(text)} is not an absolute URL (like https://example.com/mcp)`,
+    };
   }
+  const url = new URL(text);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { error: `${JSON.stringify(text)} is not an http(s) URL` };
   }

@@ -206,6 +206,12 @@ export class McpServerManager {
     });
   };
 
+  /** Whether the servers may ask the user things (`serverRequests` with elicitation). */
+  get asksUser(): boolean {
+    const requests = this.#options.serverRequests;
+    return Boolean(requests?.elicitation || requests?.onElicitation);
+  }
+
   /** Every server's elicitations waiting for the user (listening answers for all of them). */
   getElicitations = this.#elicitations.get;
   subscribeElicitations = this.#elicitations.subscribe;
@@ -225,7 +231,11 @@ export class McpServerManager {
       this.#started = true;
       this.#store.start();
       this.#store.reload();
-      for (const runtime of this.#runtimes.values()) runtime.start();
+      for (const runtime of this.#runtimes.values()) {
+        this.#watch(runtime);
+        runtime.start();
+      }
+      this.#publish();
     }
     let released = false;
     return () => {
@@ -286,13 +296,16 @@ export class McpServerManager {
         this.#options.signIn,
       );
       this.#runtimes.set(config.id, runtime);
-      this.#watch(runtime);
-      if (this.#started && !this.#disposing) runtime.start();
+      if (this.#started && !this.#disposing) {
+        this.#watch(runtime);
+        runtime.start();
+      }
     }
     this.#publish();
     return Promise.all(ending).then(() => {});
   }
 
+  /** Follow a server's state from its start (a manager React made and dropped never starts). */
   #watch(runtime: ServerRuntime): void {
     const changed = () => {
       if (this.#runtimes.get(runtime.config.id) !== runtime) return;

@@ -28,9 +28,17 @@ afterEach(closeAll);
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const INBOX = 'secret://inbox';
 
-async function guarded(kind: ServerKind, auth: Awaited<ReturnType<typeof authServer>>, label: string) {
+async function guarded(
+  kind: ServerKind,
+  auth: Awaited<ReturnType<typeof authServer>>,
+  label: string,
+) {
   const store = new ResourceStore([
-    { ...text(INBOX, 'nobody'), textByUser: { alice: `${label}: alice's inbox` }, cacheScope: 'private' },
+    {
+      ...text(INBOX, 'nobody'),
+      textByUser: { alice: `${label}: alice's inbox` },
+      cacheScope: 'private',
+    },
   ]);
   store.setTools([{ name: 'whoami' }]);
   const server = await startServer(kind, { store, auth: { authServer: auth } });
@@ -55,8 +63,7 @@ function userBrowser() {
 const signInOf = (storage: KeyValueStorage, navigate?: (url: URL) => Promise<void>) =>
   createServerSignIn({ redirectUrl: REDIRECT, storage, ...(navigate && { navigate }) });
 
-const entry = (tab: Tab, id: string) =>
-  tab.manager.getServers().find((server) => server.id === id);
+const entry = (tab: Tab, id: string) => tab.manager.getServers().find((server) => server.id === id);
 
 describe('McpServerManager: per-server sign-in', () => {
   it('a server that answers 401 gets its own provider; one callback page signs in whichever came back', async () => {
@@ -79,7 +86,11 @@ describe('McpServerManager: per-server sign-in', () => {
     tab.manager.add({ id: 'open', name: 'Open', url: open.url });
     await eventually(() => {
       for (const id of ['first', 'second']) {
-        expect(entry(tab, id)).toMatchObject({ status: 'unauthorized', signIn: 'signed-out', auth: 'oauth' });
+        expect(entry(tab, id)).toMatchObject({
+          status: 'unauthorized',
+          signIn: 'signed-out',
+          auth: 'oauth',
+        });
       }
       expect(entry(tab, 'open')).toMatchObject({ status: 'ready', signIn: 'none' });
     });
@@ -92,11 +103,15 @@ describe('McpServerManager: per-server sign-in', () => {
     const callbackPage = signInOf(storage);
     const [toFirst, toSecond] = browser.callbacks as [URL, URL];
     await expect(callbackPage.complete(toSecond)).resolves.toMatchObject({ serverId: 'second' });
-    await eventually(() => expect(entry(tab, 'second')).toMatchObject({ status: 'ready', signIn: 'signed-in' }));
+    await eventually(() =>
+      expect(entry(tab, 'second')).toMatchObject({ status: 'ready', signIn: 'signed-in' }),
+    );
     // The first one has not noticed.
     expect(entry(tab, 'first')).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' });
     await expect(callbackPage.complete(toFirst)).resolves.toMatchObject({ serverId: 'first' });
-    await eventually(() => expect(entry(tab, 'first')).toMatchObject({ status: 'ready', signIn: 'signed-in' }));
+    await eventually(() =>
+      expect(entry(tab, 'first')).toMatchObject({ status: 'ready', signIn: 'signed-in' }),
+    );
 
     // Each token went to its own server only (the servers check the audience), and each reads
     // its own private inbox.
@@ -144,17 +159,26 @@ describe('McpServerManager: per-server sign-in', () => {
     expect(fresh.tokens()).toBeUndefined();
   });
 
-  it("without signIn a 401 stays unauthorized, and a server with its own Authorization header gets no provider", async () => {
+  it('without signIn a 401 stays unauthorized, and a server with its own Authorization header gets no provider', async () => {
     const auth = await authServer();
     const server = await guarded('legacy-v2', auth, 'x');
     const storage = memoryStorage();
     const plain = openManager({ storage: null });
     plain.manager.add({ id: 'x', name: 'X', url: server.url });
-    await eventually(() => expect(entry(plain, 'x')).toMatchObject({ status: 'unauthorized', signIn: 'none' }));
+    await eventually(() =>
+      expect(entry(plain, 'x')).toMatchObject({ status: 'unauthorized', signIn: 'none' }),
+    );
     expect(entry(plain, 'x')?.auth).toBeUndefined();
     const withKey = openManager({ storage, signIn: signInOf(storage) });
-    withKey.manager.add({ id: 'x', name: 'X', url: server.url, headers: { Authorization: 'Bearer nope' } });
-    await eventually(() => expect(entry(withKey, 'x')).toMatchObject({ status: 'unauthorized', signIn: 'none' }));
+    withKey.manager.add({
+      id: 'x',
+      name: 'X',
+      url: server.url,
+      headers: { Authorization: 'Bearer nope' },
+    });
+    await eventually(() =>
+      expect(entry(withKey, 'x')).toMatchObject({ status: 'unauthorized', signIn: 'none' }),
+    );
     expect(entry(withKey, 'x')?.auth).toBeUndefined();
   });
 });

@@ -37,7 +37,11 @@ function browser() {
       channel: channels.open,
       fetch: counted.fetch,
       ...(share && {
-        shareAcrossTabs: shareAcrossTabs({ locks: tab.locks, channel: channels.open, livenessMs: 100 }),
+        shareAcrossTabs: shareAcrossTabs({
+          locks: tab.locks,
+          channel: channels.open,
+          livenessMs: 100,
+        }),
       }),
     });
   };
@@ -59,7 +63,10 @@ describe('McpServerManager in two tabs', () => {
     first.manager.add({ id: 'modern', name: 'Modern', url: modern.url });
     first.manager.add({ id: 'legacy', name: 'Legacy', url: legacy.url });
     await eventually(() => expect(ids(second)).toEqual(['modern', 'legacy']));
-    const views = [first, second].flatMap((tab) => [observe(tab, 'modern'), observe(tab, 'legacy')]);
+    const views = [first, second].flatMap((tab) => [
+      observe(tab, 'modern'),
+      observe(tab, 'legacy'),
+    ]);
     await eventually(() => {
       expect(views.map((view) => view.text())).toEqual([
         'modern doc',

@@ -68,3 +68,12 @@ describe('server configuration', () => {
     expect(sameConnection(a, { ...a, auth: 'oauth' })).toBe(false);
   });
 });
+
+describe('server URLs', () => {
+  it('must be absolute: a typed host without a scheme is not a path of the page', () => {
+    const result = checkServer({ url: 'example.com/mcp', name: 'A' }, []);
+    expect(result).toMatchObject({ ok: false, problem: 'invalid-url' });
+    expect(!result.ok && result.message).toContain('absolute');
+    expect(checkServer({ url: '/mcp', name: 'A' }, []).ok).toBe(false);
+  });
+});

@@ -11,6 +11,7 @@ import { McpServerManager, type McpServerManagerOptions } from '../../src/server
 import {
   type AuthServer,
   ResourceStore,
+  type ServerCapabilityOptions,
   type ServerKind,
   type StoredTool,
   startAuthServer,
@@ -38,13 +39,18 @@ export function atEnd(close: () => unknown): void {
 export async function serverOf(
   kind: ServerKind,
   label: string,
-  options: { tools?: StoredTool[]; authServer?: AuthServer } = {},
+  options: {
+    tools?: StoredTool[];
+    authServer?: AuthServer;
+    capabilities?: ServerCapabilityOptions;
+  } = {},
 ): Promise<TestServer> {
   const store = new ResourceStore([text(DOC, `${label} doc`)]);
   store.setTools(options.tools ?? [{ name: 'whoami' }, { name: `${label}_only` }]);
   const server = await startServer(kind, {
     store,
     ...(options.authServer && { auth: { authServer: options.authServer } }),
+    ...(options.capabilities && { capabilities: options.capabilities }),
   });
   atEnd(() => server.close());
   return server;

@@ -11,7 +11,10 @@ export interface ConfigStoreOptions {
 }
 
 interface Stored {
+  /** Grows with every change, so a tab tells a newer list from an older one. */
   rev: number;
+  /** Which tab wrote it: two changes of the same `rev` are ordered by it, in every tab alike. */
+  writer: string;
   servers: McpServerConfig[];
 }
 
@@ -27,40 +30,49 @@ const localStorageOf = (): KeyValueStorage | undefined => {
 };
 
 /**
- * Every entry of a stored list that passes `checkServer` (in order, each
- * unique against those before it), at most MAX_SERVERS. Whatever else is
- * there (another version's format, a hand edit, a hostile script on the
- * origin) is dropped, never connected to.
+ * A stored list or another tab's message, as far as it can be used: every
+ * entry that passes `checkServer` (in order, each unique against those
+ * before it), at most MAX_SERVERS. Whatever else is there (another
+ * version's format, a hand edit, a hostile script on the origin) is
+ * dropped, never connected to.
  */
-export function readServers(text: string | null): Stored {
-  let parsed: unknown;
-  try {
-    parsed = text === null ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const raw = parsed as { rev?: unknown; servers?: unknown } | undefined;
+export function checkStored(value: unknown): Stored {
+  const raw = value as { rev?: unknown; writer?: unknown; servers?: unknown } | null | undefined;
   const rev = typeof raw?.rev === 'number' && Number.isSafeInteger(raw.rev) ? raw.rev : 0;
+  const writer = typeof raw?.writer === 'string' ? raw.writer.slice(0, 64) : '';
   const servers: McpServerConfig[] = [];
   for (const entry of Array.isArray(raw?.servers) ? raw.servers : []) {
     if (servers.length >= MAX_SERVERS) break;
     const checked = checkServer(entry, servers, false);
     if (checked.ok) servers.push(checked.server);
   }
-  return { rev, servers };
+  return { rev, writer, servers };
+}
+
+/** The stored text, checked (`checkStored`); anything unreadable is an empty list. */
+export function readServers(text: string | null): Stored {
+  try {
+    return checkStored(text === null ? undefined : JSON.parse(text));
+  } catch {
+    return checkStored(undefined);
+  }
 }
 
 /**
  * The servers' configuration, kept in a storage and shared with the other
- * tabs: a change is written, then announced on a channel; a tab that hears
- * it reads the storage again. Nothing else crosses: the announcement holds
- * no data, and what is read is checked entry by entry (`readServers`).
- * Writes re-read first, so two tabs' changes a moment apart both land.
+ * tabs: a change is written, then sent on a channel with the list itself
+ * (a storage shared between processes, like Chromium's localStorage, may
+ * show another tab's write only later). Whatever arrives (storage or
+ * message) is checked entry by entry and taken only when newer: a higher
+ * `rev`, or the same one from a greater `writer`, so every tab settles on
+ * the same list. Writes read the storage first, so changes in two tabs a
+ * moment apart both land.
  */
 export class ConfigStore {
   readonly #storage: KeyValueStorage | undefined;
   readonly #key: string;
   readonly #open: ((name: string) => ChannelLike) | undefined;
+  readonly #writer = Math.random().toString(36).slice(2);
   #channel: ChannelLike | undefined;
   #state: Stored;
   readonly #listeners = new Set<() => void>();
@@ -75,7 +87,7 @@ export class ConfigStore {
           (typeof BroadcastChannel === 'function'
             ? (name) => new BroadcastChannel(name) as unknown as ChannelLike
             : undefined));
-    this.#state = this.#read() ?? { rev: 0, servers: [] };
+    this.#state = this.#read() ?? { rev: 0, writer: '', servers: [] };
   }
 
   get servers(): readonly McpServerConfig[] {
@@ -96,7 +108,7 @@ export class ConfigStore {
     this.#channel = this.#open(`${CHANGED}|${this.#key}`);
     this.#channel.addEventListener('message', (event) => {
       const data = event.data as { type?: unknown } | null;
-      if (data?.type === CHANGED) this.reload();
+      if (data?.type === CHANGED) this.#adopt(checkStored(data));
     });
   }
 
@@ -105,12 +117,9 @@ export class ConfigStore {
     this.#channel = undefined;
   }
 
-  /** Read the storage again; listeners hear of it when the list differs. */
+  /** Read the storage again; listeners hear of it when it holds a newer, different list. */
   reload(): void {
-    const next = this.#read();
-    if (!next || JSON.stringify(next.servers) === JSON.stringify(this.#state.servers)) return;
-    this.#state = next;
-    for (const listener of [...this.#listeners]) listener();
+    this.#adopt(this.#read());
   }
 
   /**
@@ -118,17 +127,24 @@ export class ConfigStore {
    * and announce the result. `edit` returns undefined to change nothing.
    */
   change(edit: (servers: readonly McpServerConfig[]) => McpServerConfig[] | undefined): void {
-    const latest = this.#read();
-    if (latest && latest.rev !== this.#state.rev) this.reload();
+    this.reload();
     const servers = edit(this.#state.servers);
     if (!servers) return;
-    this.#state = { rev: Math.max(this.#state.rev, latest?.rev ?? 0) + 1, servers };
+    this.#state = { rev: this.#state.rev + 1, writer: this.#writer, servers };
     try {
       this.#storage?.setItem(this.#key, JSON.stringify(this.#state));
     } catch {
-      // Full or refused: this tab goes on with the list in memory.
+      // Full or refused: the tabs still hear of it, and this one goes on in memory.
     }
-    this.#channel?.postMessage({ type: CHANGED });
+    this.#channel?.postMessage({ type: CHANGED, ...this.#state });
+  }
+
+  #adopt(next: Stored | undefined): void {
+    const now = this.#state;
+    if (!next || next.rev < now.rev || (next.rev === now.rev && next.writer <= now.writer)) return;
+    this.#state = next;
+    if (JSON.stringify(next.servers) === JSON.stringify(now.servers)) return;
+    for (const listener of [...this.#listeners]) listener();
   }
 
   #read(): Stored | undefined {

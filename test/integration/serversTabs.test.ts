@@ -126,7 +126,7 @@ describe('McpServerManager in two tabs', () => {
     });
   });
 
-  it('what another tab wrote is checked before use; its announcement carries nothing trusted', async () => {
+  it('what another tab sends is checked before use; an older list is ignored', async () => {
     const [modern, valid] = await Promise.all([
       serverOf('modern', 'modern'),
       serverOf('legacy-v2', 'valid'),
@@ -135,30 +135,49 @@ describe('McpServerManager in two tabs', () => {
     const tab = open(false);
     tab.manager.add({ id: 'modern', name: 'Modern', url: modern.url });
     await eventually(() => expect(statusOf(tab, 'modern')).toBe('ready'));
-    // A script on the origin rewrites the list and announces it, with a payload of its own.
     const stored = JSON.parse(storage.getItem('mcp-react-query:servers') ?? '{}');
-    stored.servers.push(
-      { id: 'evil', name: 'Evil', url: 'javascript:alert(1)' },
-      { id: 'x', name: 'Modern', url: 'http://127.0.0.1:1/mcp' },
-      { id: 'valid', name: 'Valid', url: valid.url },
-    );
-    storage.setItem('mcp-react-query:servers', JSON.stringify(stored));
+    // A script on the origin (or a broken tab) announces lists of its own.
     const channels = tabChannels();
     atEnd(() => channels.closeAll());
-    channels.open('mcp-react-query:servers-changed|mcp-react-query:servers').postMessage({
-      type: 'mcp-react-query:servers-changed',
-      servers: [{ id: 'injected', name: 'I', url: 'http://127.0.0.1:2/mcp' }],
-    });
-    const garbage = channels.open('mcp-react-query:servers-changed|mcp-react-query:servers');
-    for (const message of [null, 42, 'x', { type: 1 }, { type: { toString: 1 } }]) {
-      garbage.postMessage(message);
+    const channel = channels.open('mcp-react-query:servers-changed|mcp-react-query:servers');
+    for (const message of [
+      null,
+      42,
+      'x',
+      { type: 1 },
+      { type: 'mcp-react-query:servers-changed' },
+    ]) {
+      channel.postMessage(message);
     }
-    // The valid entry is taken; the duplicate name and the bad URL are dropped; the injected
-    // payload is never read.
+    const seen: string[][] = [];
+    atEnd(tab.manager.subscribe(() => seen.push(ids(tab))));
+    const newer = {
+      type: 'mcp-react-query:servers-changed',
+      rev: stored.rev + 1,
+      writer: 'zzz',
+      servers: [
+        ...stored.servers,
+        { id: 'evil', name: 'Evil', url: 'javascript:alert(1)' },
+        { id: 'x', name: 'Modern', url: 'http://127.0.0.1:1/mcp' },
+        { id: 'h', name: 'H', url: 'http://127.0.0.1:2/mcp', headers: { 'x-k': 'a\r\nb' } },
+        { id: 'valid', name: 'Valid', url: valid.url },
+      ],
+    };
+    channel.postMessage(newer);
     await eventually(() => expect(ids(tab)).toEqual(['modern', 'valid']));
-    await eventually(() => expect(statusOf(tab, 'valid')).toBe('ready'));
-    expect(counted.handshakes('http://127.0.0.1:1/mcp')).toBe(0);
-    expect(counted.handshakes('http://127.0.0.1:2/mcp')).toBe(0);
+    channel.postMessage({
+      ...newer,
+      rev: stored.rev,
+      servers: [{ id: 'old', name: 'Old', url: 'http://127.0.0.1:3/mcp' }],
+    });
+    channel.postMessage({ ...newer, rev: stored.rev + 2, servers: [...stored.servers] });
+    await eventually(() => expect(ids(tab)).toEqual(['modern']));
+    expect(seen.some((list) => list.includes('old'))).toBe(false);
+    // Only the valid entry of the newer list was taken (a bad URL, a duplicate name and a header
+    // with a line break were dropped), and the older list changed nothing.
+    for (const port of [1, 2, 3]) {
+      expect(counted.handshakes(`http://127.0.0.1:${port}/mcp`)).toBe(0);
+    }
     expect(statusOf(tab, 'modern')).toBe('ready');
   });
 });

@@ -1,51 +1,25 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { QueryClient } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
-import type { Era } from '../core/events';
-import { createMcpKeys } from '../core/keys';
 import type { McpCacheSync } from '../core/mcpCacheSync';
-import type { McpStatus } from '../core/state';
-import { type CallToolVariables, callTool } from '../core/tools';
+import type { CallToolVariables } from '../core/tools';
 import {
   checkServer,
   MAX_SERVERS,
   type McpServerConfig,
   type McpServerInput,
-  type ServerAuth,
   type ServerConfigResult,
   sameConnection,
 } from './config';
 import { ConfigStore } from './configStore';
 import { ElicitationsOfServers } from './elicitations';
+import { type AddServerResult, type McpServer, type McpServerPatch, serverEntry } from './entry';
+import { qualifiedOf } from './lists';
 import { DEFAULT_STORAGE_KEY, type McpServerManagerOptions } from './options';
-import { DEFAULT_SEPARATOR, type Qualified, qualify, resolveQualified } from './qualify';
+import { DEFAULT_SEPARATOR, type Qualified, resolveQualified } from './qualify';
 import { removeScope, resetScope, ServerRuntime, wantsOAuth } from './runtime';
 
-/** One server as the list shows it: its configuration and its connection now. */
-export interface McpServer {
-  readonly id: string;
-  readonly name: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>> | undefined;
-  readonly auth: ServerAuth | undefined;
-  readonly status: McpStatus;
-  readonly era: Era | undefined;
-  readonly error: Error | undefined;
-  /** `none`: the server does not sign in here; else whether its OAuth provider holds a token. */
-  readonly signIn: 'none' | 'signed-out' | 'signed-in';
-  /** Sign in to this server (from a click: it may leave the page or open a popup). */
-  readonly authorize: () => void;
-  /** Forget this server's tokens; its connection starts again without them. */
-  readonly signOut: () => Promise<void>;
-  readonly reconnect: () => void;
-}
-
-export type AddServerResult =
-  | { ok: true; server: McpServer }
-  | { ok: false; problem: Exclude<ServerConfigResult, { ok: true }>['problem']; message: string };
-
-/** What `update()` may change; `undefined` for `headers` or `auth` unsets them. */
-export type McpServerPatch = Partial<Omit<McpServerInput, 'id'>>;
+export type { AddServerResult, McpServer, McpServerPatch };
 
 /**
  * The servers a user added, each its own McpCacheSync (scope = the server's
@@ -76,10 +50,11 @@ export class McpServerManager {
     this.queryClient = options.queryClient;
     this.separator = options.separator ?? DEFAULT_SEPARATOR;
     this.#options = options;
+    const { storage, channel } = options;
     this.#store = new ConfigStore({
       key: options.storageKey ?? DEFAULT_STORAGE_KEY,
-      ...(options.storage !== undefined && { storage: options.storage }),
-      ...(options.channel !== undefined && { channel: options.channel }),
+      storage,
+      channel,
     });
     this.#store.subscribe(() => void this.#reconcile());
     void this.#reconcile();
@@ -127,28 +102,37 @@ export class McpServerManager {
    */
   update = (id: string, patch: McpServerPatch): AddServerResult => {
     this.#alive();
-    let result: ServerConfigResult = {
+    let result: ServerConfigResult | undefined;
+    let before: McpServerConfig | undefined;
+    this.#store.change((servers) => {
+      const current = servers.find((server) => server.id === id);
+      if (!current) return undefined;
+      before = current;
+      result = checkServer(
+        { ...current, ...patch, id },
+        servers.filter((s) => s !== current),
+      );
+      const next = result.ok ? result.server : undefined;
+      return next && servers.map((server) => (server === current ? next : server));
+    });
+    const checked: ServerConfigResult = result ?? {
       ok: false,
       problem: 'unknown-server',
       message: `no server with id "${id}"`,
     };
-    this.#store.change((servers) => {
-      const current = servers.find((server) => server.id === id);
-      if (!current) return undefined;
-      const others = servers.filter((server) => server !== current);
-      result = checkServer({ ...current, ...patch, id }, others);
-      const next = result.ok ? result.server : undefined;
-      return next && servers.map((server) => (server === current ? next : server));
-    });
-    if (!result.ok) return result;
+    if (!checked.ok) return checked;
     void this.#reconcile();
+    // Tokens are bound to the URL they were issued for: the old one's are of no use now.
+    const old = before as McpServerConfig | undefined;
+    if (old && old.url !== checked.server.url) void this.#options.signIn?.forget(old);
     return { ok: true, server: this.#entryOf(id) as McpServer };
   };
 
   /**
-   * Remove a server and end it completely: its questions declined, its calls
-   * cancelled, its connection closed (2025: the session DELETEd), its
-   * credentials forgotten and every cache entry of its scope removed.
+   * Remove a server and end it completely: its calls cancelled, its
+   * connection closed (2025: the session DELETEd) and with it its open
+   * questions, its credentials forgotten and every cache entry of its scope
+   * removed.
    * Resolves (true) once the server has seen the end; false for an unknown id.
    */
   remove = async (id: string): Promise<boolean> => {
@@ -171,13 +155,7 @@ export class McpServerManager {
    * (`qualify.ts`), servers in the order they were added.
    */
   qualified<T extends { name: string }>(kind: 'tools' | 'prompts'): Qualified<T>[] {
-    const groups = this.#store.servers.map((server) => ({
-      server,
-      items:
-        (this.queryClient.getQueryData(createMcpKeys(server.id).list(kind)) as T[] | undefined) ??
-        [],
-    }));
-    return qualify(groups, this.separator);
+    return qualifiedOf<T>(this.queryClient, this.#store.servers, kind, this.separator);
   }
 
   /** Which server and tool a qualified name stands for. */
@@ -198,12 +176,7 @@ export class McpServerManager {
         new McpQueryError('UNKNOWN_SERVER', `no server has a tool named "${variables.name}"`),
       );
     }
-    const { signal } = variables;
-    return callTool(runtime.sync, {
-      ...variables,
-      name: target.name,
-      signal: signal ? AbortSignal.any([signal, runtime.callSignal]) : runtime.callSignal,
-    });
+    return runtime.callTool({ ...variables, name: target.name });
   };
 
   /** Whether the servers may ask the user things (`serverRequests` with elicitation). */
@@ -364,38 +337,10 @@ export class McpServerManager {
     if (changed) for (const listener of [...this.#listeners]) listener();
   }
 
-  /** The list entry of a server: the same object while nothing it shows changed. */
   #entryOf(id: string): McpServer | undefined {
     const runtime = this.#runtimes.get(id);
     if (!runtime) return undefined;
-    const { config, sync, provider } = runtime;
-    const state = sync.getState();
-    const signIn = !provider ? 'none' : provider.tokens() ? 'signed-in' : 'signed-out';
-    const previous = this.#entries.get(runtime);
-    if (
-      previous &&
-      previous.name === config.name &&
-      previous.status === state.status &&
-      previous.era === state.era &&
-      previous.error === state.error &&
-      previous.signIn === signIn
-    ) {
-      return previous;
-    }
-    const entry: McpServer = {
-      id,
-      name: config.name,
-      url: config.url,
-      headers: config.headers,
-      auth: config.auth,
-      status: state.status,
-      era: state.era,
-      error: state.error,
-      signIn,
-      authorize: previous?.authorize ?? (() => sync.authorize()),
-      signOut: previous?.signOut ?? (async () => void (await provider?.signOut())),
-      reconnect: sync.reconnect,
-    };
+    const entry = serverEntry(runtime, this.#entries.get(runtime));
     this.#entries.set(runtime, entry);
     return entry;
   }

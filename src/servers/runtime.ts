@@ -1,8 +1,10 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Query, QueryClient } from '@tanstack/query-core';
 import type { OAuthProvider } from '../auth/oauthProvider';
 import { McpQueryError } from '../core/errors';
 import { McpCacheSync, type McpCacheSyncOptions } from '../core/mcpCacheSync';
 import { createServerRequests, type ServerRequests } from '../core/serverRequests';
+import { type CallToolVariables, callTool } from '../core/tools';
 import type { McpServerConfig } from './config';
 import type { ServerConnectionOptions } from './options';
 import type { ServerSignIn } from './signIn';
@@ -46,8 +48,14 @@ export class ServerRuntime {
     this.sync = new McpCacheSync(syncOptions, 'on-mount');
   }
 
-  get callSignal(): AbortSignal {
-    return this.#calls.signal;
+  /** A tool call on this server; ending the server cancels it (the server is told). */
+  callTool(variables: CallToolVariables): Promise<CallToolResult> {
+    const calls = this.#calls.signal;
+    const { signal } = variables;
+    return callTool(this.sync, {
+      ...variables,
+      signal: signal ? AbortSignal.any([signal, calls]) : calls,
+    });
   }
 
   /** Connect (or join the tab that holds the connection). */

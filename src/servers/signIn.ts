@@ -74,6 +74,12 @@ export class ServerSignIn {
     const made = provider;
     let remembered: string | null = null;
     made.subscribe(() => {
+      // Signed in (here, or by a popup that reported back): nothing of it is pending any more.
+      if (made.tokens()) {
+        if (remembered !== null) this.#drop(server);
+        remembered = null;
+        return;
+      }
       const state = made.pendingAuthorization?.searchParams.get('state') ?? null;
       if (state === null || state === remembered) return;
       remembered = state;
@@ -87,11 +93,7 @@ export class ServerSignIn {
   async forget(server: Pick<McpServerConfig, 'id' | 'url'>): Promise<void> {
     const provider = this.providerFor(server);
     this.#providers.delete(`${server.id} ${server.url}`);
-    this.#started.update((started) =>
-      Object.fromEntries(
-        Object.entries(started).filter(([, s]) => s.id !== server.id || s.url !== server.url),
-      ),
-    );
+    this.#drop(server);
     await provider.signOut();
   }
 
@@ -121,6 +123,15 @@ export class ServerSignIn {
       });
     }
     return { serverId: server.id, ...result };
+  }
+
+  /** The sign-ins in progress of one server are over. */
+  #drop(server: Pick<McpServerConfig, 'id' | 'url'>): void {
+    this.#started.update((started) =>
+      Object.fromEntries(
+        Object.entries(started).filter(([, s]) => s.id !== server.id || s.url !== server.url),
+      ),
+    );
   }
 
   #remember(state: string, server: Pick<McpServerConfig, 'id' | 'url'>): void {

@@ -159,6 +159,44 @@ describe('McpServerManager: per-server sign-in', () => {
     expect(fresh.tokens()).toBeUndefined();
   });
 
+  it('a URL edit forgets the old URL’s tokens; a finished sign-in leaves no state behind', async () => {
+    const auth = await authServer();
+    const [before, after] = await Promise.all([
+      guarded('modern', auth, 'before'),
+      guarded('legacy-v2', auth, 'after'),
+    ]);
+    const storage = memoryStorage();
+    const browser = userBrowser();
+    const signIn = signInOf(storage, browser.navigate);
+    const tab = openManager({ storage, signIn });
+    tab.manager.add({ id: 'moving', name: 'Moving', url: before.url });
+    await eventually(() =>
+      expect(entry(tab, 'moving')).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' }),
+    );
+    const started = () =>
+      Object.keys(JSON.parse(storage.getItem('mcp-react-query:server-oauth:started') ?? '{}'));
+    expect(started()).toHaveLength(1);
+    entry(tab, 'moving')?.authorize();
+    await eventually(() => expect(browser.callbacks).toHaveLength(1));
+    // Finished by the provider itself, as the page that opened a sign-in popup does when the
+    // popup reports back (the callback page never routes it).
+    const provider = signIn.providerFor({ id: 'moving', url: before.url });
+    await provider.complete(browser.callbacks[0] as URL);
+    await eventually(() => expect(entry(tab, 'moving')?.status).toBe('ready'));
+    expect(started()).toEqual([]);
+
+    tab.manager.update('moving', { url: after.url });
+    await eventually(() =>
+      expect(entry(tab, 'moving')).toMatchObject({
+        url: after.url,
+        status: 'unauthorized',
+        signIn: 'signed-out',
+      }),
+    );
+    const old = signInOf(storage).providerFor({ id: 'moving', url: before.url });
+    await eventually(() => expect(old.tokens()).toBeUndefined());
+  });
+
   it('without signIn a 401 stays unauthorized, and a server with its own Authorization header gets no provider', async () => {
     const auth = await authServer();
     const server = await guarded('legacy-v2', auth, 'x');

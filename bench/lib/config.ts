@@ -97,8 +97,10 @@ export interface TabsSize {
 export interface ServersSize {
   /** Servers added at once (the manager) or written as providers (the baseline). */
   servers: number;
-  /** Measured rounds per contender and era, in ABBA order; a warm-up round of each goes first. */
+  /** Measured rounds per contender and era, in ABBA order. */
   rounds: number;
+  /** A round of each contender first, thrown away (compiled code, warmed pools). */
+  warmUp: boolean;
   /** Give up on a round whose servers are not all ready and shown after this long. */
   readyTimeoutMs: number;
 }
@@ -149,7 +151,7 @@ const base: Sizes = QUICK
         floodSlice: 500,
       },
       tabs: { tabs: 4, uris: 10, updates: 10, consistentTimeoutMs: 10_000 },
-      servers: { servers: 20, rounds: 2, readyTimeoutMs: 20_000 },
+      servers: { servers: 20, rounds: 1, warmUp: false, readyTimeoutMs: 20_000 },
     }
   : {
       storm: {
@@ -186,7 +188,7 @@ const base: Sizes = QUICK
         floodSlice: 1_000,
       },
       tabs: { tabs: 8, uris: 20, updates: 30, consistentTimeoutMs: 30_000 },
-      servers: { servers: 20, rounds: 6, readyTimeoutMs: 30_000 },
+      servers: { servers: 20, rounds: 6, warmUp: true, readyTimeoutMs: 30_000 },
     };
 
 /**

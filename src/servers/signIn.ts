@@ -11,7 +11,11 @@ export interface ServerSignInOptions {
   mode?: 'redirect' | 'popup';
   /** Sent when registering dynamically with a server's authorization server. */
   clientMetadata?: Partial<OAuthClientMetadata>;
-  /** Where each server's credentials live (default `localStorage`, as `createOAuthProvider`). */
+  /**
+   * Where each server's credentials live (default: `createOAuthProvider`'s), and which server
+   * each sign-in in progress belongs to (default `localStorage`: the callback page, or a popup,
+   * must find it).
+   */
   storage?: KeyValueStorage;
   /** Prefix of every storage key used here (default `mcp-react-query:server-oauth`). */
   storageKey?: string;
@@ -65,7 +69,7 @@ export class ServerSignIn {
     provider = createOAuthProvider({
       serverUrl: server.url,
       redirectUrl,
-      storage: this.#storage,
+      ...(this.#options.storage && { storage: this.#options.storage }),
       storageKey: `${this.#prefix}:${server.id}:${server.url}`,
       ...(mode && { mode }),
       ...(clientMetadata && { clientMetadata }),

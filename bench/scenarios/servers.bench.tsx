@@ -101,6 +101,11 @@ interface Round {
   bytesPerServer: number;
   /** Renders of the server views until then. */
   renders: number;
+  /**
+   * CPU time of this process (client, React and the servers alike) from the mount until every
+   * server shows its resource: what the load of a shared machine moves least.
+   */
+  cpuMs: number;
 }
 
 const idle = (server: TestServer) => server.openStreams() === 0 && server.liveSessions() === 0;
@@ -122,6 +127,7 @@ async function round(
     url: server.url,
   }));
   const before = await collectedHeap();
+  const cpuStart = process.cpuUsage();
   const start = performance.now();
   if (contender === 'manager') {
     let add: UseMcpServersResult['add'] | undefined;
@@ -167,6 +173,8 @@ async function round(
       `${contender}: ${moments.ready.size} ready, ${moments.shown.size} shown of ${n}`,
     );
   }
+  const cpu = process.cpuUsage(cpuStart);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   const last = (map: Map<string, number>) => Math.max(...map.values()) - start;
   const readyMs = last(moments.ready);
   const shownMs = last(moments.shown);
@@ -178,7 +186,13 @@ async function round(
   const closed = await until(() => servers.every(idle), 10_000);
   if (!closed) throw new Error(`${contender}: a server kept a connection after the unmount`);
   queryClient.clear();
-  return { readyMs, shownMs, bytesPerServer: (after - before) / n, renders: moments.renders };
+  return {
+    readyMs,
+    shownMs,
+    bytesPerServer: (after - before) / n,
+    renders: moments.renders,
+    cpuMs,
+  };
 }
 
 const median = (values: number[]) => summarize(values).p50;
@@ -200,7 +214,19 @@ async function runKind(kind: ServerKind, size: ServersSize) {
     }
     const of = (contender: Contender, field: keyof Round) =>
       median(rounds[contender].map((entry) => entry[field]));
-    return { rounds, of };
+    // Round r of each ran back to back (ABBA), under about the same load: their ratio is the
+    // figure a drifting machine moves least.
+    const perRound = (field: keyof Round) =>
+      rounds.manager.map((entry, r) => entry[field] / (rounds.providers[r] as Round)[field]);
+    const paired = (field: keyof Round) => {
+      const sorted = perRound(field).sort((a, b) => a - b);
+      const mid = sorted.length / 2;
+      const value = Number.isInteger(mid)
+        ? ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+        : (sorted[Math.floor(mid)] as number);
+      return Math.round(value * 1000) / 1000;
+    };
+    return { rounds, of, perRound, paired };
   } finally {
     await Promise.all(servers.map((server) => server.close()));
   }
@@ -214,14 +240,17 @@ it('servers: 20 added at once through the manager, against 20 hand-written provi
   const targets: Target[] = [];
   for (const kind of KINDS) {
     const runStart = performance.now();
-    const { rounds, of } = await runKind(kind, size);
+    const { rounds, of, perRound, paired } = await runKind(kind, size);
     console.log(`servers ${kind}: ${elapsed(runStart)} ms`);
-    const readyRatio = ratio(of('manager', 'readyMs'), of('providers', 'readyMs')) as number;
-    const shownRatio = ratio(of('manager', 'shownMs'), of('providers', 'shownMs')) as number;
-    const memoryRatio = ratio(
-      of('manager', 'bytesPerServer'),
-      of('providers', 'bytesPerServer'),
-    ) as number;
+    const readyRatio = paired('readyMs');
+    const shownRatio = paired('shownMs');
+    const memoryRatio = paired('bytesPerServer');
+    const cpuRatio = paired('cpuMs');
+    const ofMedians = {
+      ready: ratio(of('manager', 'readyMs'), of('providers', 'readyMs')),
+      shown: ratio(of('manager', 'shownMs'), of('providers', 'shownMs')),
+      memory: ratio(of('manager', 'bytesPerServer'), of('providers', 'bytesPerServer')),
+    };
     results[kind] = {
       rounds,
       medians: {
@@ -236,7 +265,9 @@ it('servers: 20 added at once through the manager, against 20 hand-written provi
           bytesPerServer: of('providers', 'bytesPerServer'),
         },
       },
-      ratios: { ready: readyRatio, shown: shownRatio, memory: memoryRatio },
+      ratios: { ready: readyRatio, shown: shownRatio, memory: memoryRatio, cpu: cpuRatio },
+      ratiosOfMedians: ofMedians,
+      roundRatios: { ready: perRound('readyMs'), memory: perRound('bytesPerServer') },
     };
     for (const contender of ['manager', 'providers'] as const) {
       rows.push([
@@ -244,6 +275,7 @@ it('servers: 20 added at once through the manager, against 20 hand-written provi
         contender,
         ms(of(contender, 'readyMs')),
         ms(of(contender, 'shownMs')),
+        ms(of(contender, 'cpuMs')),
         (of(contender, 'bytesPerServer') / MB).toFixed(3),
         rounds[contender].map((entry) => Math.round(entry.readyMs)).join(' '),
       ]);
@@ -253,8 +285,11 @@ it('servers: 20 added at once through the manager, against 20 hand-written provi
       'manager / providers',
       times(readyRatio),
       times(shownRatio),
+      times(cpuRatio),
       times(memoryRatio),
-      '',
+      perRound('readyMs')
+        .map((value) => value.toFixed(2))
+        .join(' '),
     ]);
     targets.push(
       {
@@ -283,6 +318,7 @@ it('servers: 20 added at once through the manager, against 20 hand-written provi
         'contender',
         'all ready ms',
         'all shown ms',
+        'CPU ms',
         'heap MB/server',
         'ready ms per round',
       ],
@@ -290,6 +326,8 @@ it('servers: 20 added at once through the manager, against 20 hand-written provi
       notes: [
         'ready: mount → the last server’s useMcp(scope) says ready; shown: → its useResource(uri, { scope }) shows the content (commit effects).',
         'heap per server: heapUsed after full GCs with every server connected and shown, minus before mounting, / servers; the servers run in this process, alike for both.',
+        'CPU ms: this process’s CPU time (client, React and servers) from the mount until all shown.',
+        'manager / providers: the median of the per-round ratios (round r of each ran back to back); the targets use it. The last column: each round’s ready ratio.',
         ...(QUICK
           ? ['quick run: one round each, no warm-up; the ratios are not meant to be read']
           : []),

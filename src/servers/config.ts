@@ -185,3 +185,17 @@ export function sameConnection(a: McpServerConfig, b: McpServerConfig): boolean 
     JSON.stringify(a.headers ?? {}) === JSON.stringify(b.headers ?? {})
   );
 }
+
+/**
+ * The list with `config`'s server signing in with OAuth from now on, or
+ * undefined when there is nothing to change (it already says how it signs
+ * in, or it moved to another URL meanwhile).
+ */
+export function withOAuth(
+  servers: readonly McpServerConfig[],
+  config: McpServerConfig,
+): McpServerConfig[] | undefined {
+  const current = servers.find((server) => server.id === config.id);
+  if (current?.url !== config.url || current.auth !== undefined) return undefined;
+  return servers.map((server) => (server === current ? { ...server, auth: 'oauth' } : server));
+}

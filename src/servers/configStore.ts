@@ -75,6 +75,8 @@ export class ConfigStore {
   readonly #writer = Math.random().toString(36).slice(2);
   #channel: ChannelLike | undefined;
   #state: Stored;
+  /** The stored text last read or written: the same text again is nothing new. */
+  #text: string | null | undefined;
   readonly #listeners = new Set<() => void>();
 
   constructor(options: ConfigStoreOptions) {
@@ -132,7 +134,8 @@ export class ConfigStore {
     if (!servers) return;
     this.#state = { rev: this.#state.rev + 1, writer: this.#writer, servers };
     try {
-      this.#storage?.setItem(this.#key, JSON.stringify(this.#state));
+      this.#text = JSON.stringify(this.#state);
+      this.#storage?.setItem(this.#key, this.#text);
     } catch {
       // Full or refused: the tabs still hear of it, and this one goes on in memory.
     }
@@ -147,10 +150,14 @@ export class ConfigStore {
     for (const listener of [...this.#listeners]) listener();
   }
 
+  /** What the storage holds, when it is not what was last read or written here. */
   #read(): Stored | undefined {
     if (!this.#storage) return undefined;
     try {
-      return readServers(this.#storage.getItem(this.#key));
+      const text = this.#storage.getItem(this.#key);
+      if (text === this.#text) return undefined;
+      this.#text = text;
+      return readServers(text);
     } catch {
       return undefined;
     }

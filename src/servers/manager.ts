@@ -10,6 +10,7 @@ import {
   type McpServerInput,
   type ServerConfigResult,
   sameConnection,
+  withOAuth,
 } from './config';
 import { ConfigStore } from './configStore';
 import { ElicitationsOfServers } from './elicitations';
@@ -17,7 +18,7 @@ import { type AddServerResult, type McpServer, type McpServerPatch, serverEntry 
 import { qualifiedOf } from './lists';
 import { DEFAULT_STORAGE_KEY, type McpServerManagerOptions } from './options';
 import { DEFAULT_SEPARATOR, type Qualified, resolveQualified } from './qualify';
-import { removeScope, resetScope, ServerRuntime, wantsOAuth } from './runtime';
+import { removeScope, resetScope, ServerRuntime } from './runtime';
 
 export type { AddServerResult, McpServer, McpServerPatch };
 
@@ -283,7 +284,7 @@ export class McpServerManager {
     const changed = () => {
       if (this.#runtimes.get(runtime.config.id) !== runtime) return;
       this.#learnSignIn(runtime);
-      this.#publish();
+      this.#refresh(runtime);
     };
     const stops = [runtime.sync.subscribeState(changed), runtime.provider?.subscribe(changed)];
     this.#unwatch.set(runtime, () => {
@@ -297,22 +298,24 @@ export class McpServerManager {
    * reload, in every tab.
    */
   #learnSignIn(runtime: ServerRuntime): void {
-    const { config, sync } = runtime;
-    if (config.auth !== undefined || sync.getState().status !== 'unauthorized') return;
-    if (!wantsOAuth({ ...config, auth: 'oauth' }, this.#options.signIn)) return;
+    if (!runtime.needsSignIn(this.#options.signIn)) return;
     queueMicrotask(() => {
       if (this.#disposing) return;
-      this.#store.change((servers) => {
-        const current = servers.find((server) => server.id === config.id);
-        if (current?.url !== config.url || current.auth !== undefined) return undefined;
-        return servers.map((server) =>
-          server === current ? { ...server, auth: 'oauth' } : server,
-        );
-      });
+      this.#store.change((servers) => withOAuth(servers, runtime.config));
       void this.#reconcile();
     });
   }
 
+  /** One server's state changed: only its entry is made again, and only if it shows a change. */
+  #refresh(runtime: ServerRuntime): void {
+    const previous = this.#entries.get(runtime);
+    const entry = this.#entryOf(runtime.config.id);
+    if (!entry || entry === previous) return;
+    this.#servers = this.#servers.map((server) => (server.id === entry.id ? entry : server));
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** The list changed (a server came, went or was replaced): every snapshot is made again. */
   #publish(): void {
     const servers = this.#store.servers.map((config) => this.#entryOf(config.id) as McpServer);
     const syncs = new Map(servers.map(({ id }) => [id, this.#runtimes.get(id)?.sync]));

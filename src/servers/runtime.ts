@@ -58,6 +58,13 @@ export class ServerRuntime {
     });
   }
 
+  /** It answered 401 and nothing says it may not sign in: it signs in from now on. */
+  needsSignIn(signIn: unknown): boolean {
+    const { config, sync } = this;
+    if (config.auth !== undefined || sync.getState().status !== 'unauthorized') return false;
+    return wantsOAuth({ ...config, auth: 'oauth' }, signIn);
+  }
+
   /** Connect (or join the tab that holds the connection). */
   start(): void {
     this.#release ??= this.sync.mount();

@@ -8,10 +8,13 @@
  *    made `_`. Servers are taken in the order they were added; a prefix an
  *    earlier server has becomes `prefix_2`, `prefix_3`… So two servers never
  *    share a prefix, and the first one added keeps the plain name.
- * 2. An item's qualified name is `prefix + separator + name`. One that is
- *    still taken (a name containing the separator can meet another server's
- *    prefix: `a` + `b__c` and `a__b` + `c`) gets `_2`, `_3`… in the same
- *    order: servers as added, items as the server lists them.
+ * 2. An item's qualified name is `prefix + separator + name`, the name made
+ *    of `[A-Za-z0-9_-]` the same way (MCP allows `.` and more; model APIs do
+ *    not). One that is still taken (a name containing the separator can meet
+ *    another server's prefix: `a` + `b__c` and `a__b` + `c`) gets `_2`,
+ *    `_3`… in the same order: servers as added, items as the server lists
+ *    them. A call resolves the qualified name through this list, so the
+ *    server always gets the item's own name.
  */
 
 export const DEFAULT_SEPARATOR = '__';
@@ -64,7 +67,7 @@ export function qualify<T extends { name: string }>(
     const prefix = prefixes.get(server.id) as string;
     for (const item of items) {
       out.push({
-        qualifiedName: firstFree(`${prefix}${separator}${item.name}`, taken),
+        qualifiedName: firstFree(`${prefix}${separator}${sanitize(item.name, 'item')}`, taken),
         serverId: server.id,
         serverName: server.name,
         name: item.name,

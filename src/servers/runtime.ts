@@ -35,9 +35,8 @@ export class ServerRuntime {
     this.config = config;
     this.requests = options.serverRequests && createServerRequests(options.serverRequests);
     this.provider = wantsOAuth(config, signIn) ? signIn?.providerFor(config) : undefined;
-    const { serverRequests: _, ...connection } = options;
     const syncOptions: McpCacheSyncOptions = {
-      ...connection,
+      ...connectionOf(options),
       queryClient,
       url: config.url,
       scope: config.id,
@@ -82,6 +81,29 @@ export class ServerRuntime {
     this.#calls.abort(new McpQueryError('DISPOSED', `the server "${this.config.name}" ended`));
     return this.sync.dispose();
   }
+}
+
+/** Only what a connection is made with: nothing else of the manager's options reaches it. */
+function connectionOf(
+  options: ServerConnectionOptions,
+): Omit<ServerConnectionOptions, 'serverRequests'> {
+  const { fetch, clientInfo, protocol, lingerMs, reconnect, ackTimeoutMs, requestTimeoutMs } =
+    options;
+  const { toolTimeoutMs, diagnosticsIntervalMs, silenceProbeMs, clock, shareAcrossTabs } = options;
+  return {
+    fetch,
+    clientInfo,
+    protocol,
+    lingerMs,
+    reconnect,
+    ackTimeoutMs,
+    requestTimeoutMs,
+    toolTimeoutMs,
+    diagnosticsIntervalMs,
+    silenceProbeMs,
+    clock,
+    shareAcrossTabs,
+  };
 }
 
 /**

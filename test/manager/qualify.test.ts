@@ -16,6 +16,26 @@ describe('qualified names', () => {
     ]);
   });
 
+  it('item names are made of [A-Za-z0-9_-] too, and resolve to the item’s own name', () => {
+    const servers = [{ id: 'fs', name: 'files' }];
+    const listed = qualify([
+      { server: servers[0] as (typeof servers)[0], items: tools('read.file', 'read_file', '読む') },
+    ]);
+    expect(listed.map((entry) => entry.qualifiedName)).toEqual([
+      'files__read_file',
+      'files__read_file_2',
+      'files__item',
+    ]);
+    expect(resolveQualified('files__read_file', listed, servers)).toEqual({
+      serverId: 'fs',
+      name: 'read.file',
+    });
+    expect(resolveQualified('files__item', listed, servers)).toEqual({
+      serverId: 'fs',
+      name: '読む',
+    });
+  });
+
   it('the separator is configurable', () => {
     const out = qualify([{ server: { id: 'a', name: 'a' }, items: tools('x') }], '.');
     expect(out[0]?.qualifiedName).toBe('a.x');

@@ -144,8 +144,7 @@ export class McpServerManager {
       return removed && servers.filter((server) => server !== removed);
     });
     if (!removed) return false;
-    const ending = this.#reconcile();
-    await Promise.all([ending, this.#options.signIn?.forget(removed)]);
+    await Promise.all([this.#reconcile(), this.#options.signIn?.forget(removed)]);
     return true;
   };
 

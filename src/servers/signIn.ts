@@ -93,8 +93,12 @@ export class ServerSignIn {
     return made;
   }
 
-  /** A removed server: its credentials and its sign-ins in progress go. */
-  async forget(server: Pick<McpServerConfig, 'id' | 'url'>): Promise<void> {
+  /**
+   * A server that is gone, or moved to another URL: its credentials and its
+   * sign-ins in progress go. One that never signed in has nothing to forget.
+   */
+  async forget(server: Pick<McpServerConfig, 'id' | 'url' | 'auth'>): Promise<void> {
+    if (server.auth !== 'oauth') return;
     const provider = this.providerFor(server);
     this.#providers.delete(`${server.id} ${server.url}`);
     this.#drop(server);

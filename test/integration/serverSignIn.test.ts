@@ -197,6 +197,26 @@ describe('McpServerManager: per-server sign-in', () => {
     await eventually(() => expect(old.tokens()).toBeUndefined());
   });
 
+  it('a server that never signed in leaves nothing in the sign-in storage when removed', async () => {
+    const server = await serverOf('legacy-v2', 'open');
+    const memory = memoryStorage();
+    const written: string[] = [];
+    const storage: KeyValueStorage = {
+      ...memory,
+      setItem: (key, value) => {
+        written.push(key);
+        memory.setItem(key, value);
+      },
+    };
+    const tab = openManager({ storage: null, signIn: signInOf(storage) });
+    tab.manager.add({ id: 'open', name: 'Open', url: server.url });
+    await eventually(() =>
+      expect(entry(tab, 'open')).toMatchObject({ status: 'ready', signIn: 'none' }),
+    );
+    expect(await tab.manager.remove('open')).toBe(true);
+    expect(written).toEqual([]);
+  });
+
   it('without signIn a 401 stays unauthorized, and a server with its own Authorization header gets no provider', async () => {
     const auth = await authServer();
     const server = await guarded('legacy-v2', auth, 'x');

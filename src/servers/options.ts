@@ -34,8 +34,8 @@ export interface McpServerManagerOptions extends ServerConnectionOptions {
   queryClient: QueryClient;
   /**
    * Where the list of servers is kept (configuration only: OAuth tokens live
-   * in each server's provider). Default `localStorage`; `null`: this page's
-   * memory only.
+   * in each server's provider). Default `localStorage`; `null`: not kept (a
+   * reload starts empty; the tabs open now still hear of changes).
    */
   storage?: KeyValueStorage | null;
   /** The storage key, and the name the tabs share changes under. Default `mcp-react-query:servers`. */

@@ -151,7 +151,7 @@ const base: Sizes = QUICK
         floodSlice: 500,
       },
       tabs: { tabs: 4, uris: 10, updates: 10, consistentTimeoutMs: 10_000 },
-      servers: { servers: 20, rounds: 1, warmUp: false, readyTimeoutMs: 20_000 },
+      servers: { servers: 20, rounds: 1, warmUp: true, readyTimeoutMs: 20_000 },
     }
   : {
       storm: {

@@ -328,9 +328,7 @@ it('servers: 20 added at once through the manager, against 20 hand-written provi
         'heap per server: heapUsed after full GCs with every server connected and shown, minus before mounting, / servers; the servers run in this process, alike for both.',
         'CPU ms: this process’s CPU time (client, React and servers) from the mount until all shown.',
         'manager / providers: the median of the per-round ratios (round r of each ran back to back); the targets use it. The last column: each round’s ready ratio.',
-        ...(QUICK
-          ? ['quick run: one round each, no warm-up; the ratios are not meant to be read']
-          : []),
+        ...(QUICK ? ['quick run: one round each; the ratios are not meant to be read'] : []),
       ],
     },
   ];

@@ -1,14 +1,14 @@
 /**
  * `mcp-react-query/servers`: the servers a user adds at run time, each its own connection and
  * scope, listed, signed in and searched together. Kept out of the main entry so apps with one
- * server pay nothing for it.
+ * server pay nothing for it. `McpServerManager` is the same without React (its `mount()`,
+ * `add()`, `getServers()`, `qualified()` and `callTool()`).
  */
-export {
-  canonicalUrl,
-  type McpServerConfig,
-  type McpServerInput,
-  type ServerAuth,
-  type ServerConfigProblem,
+export type {
+  McpServerConfig,
+  McpServerInput,
+  ServerAuth,
+  ServerConfigProblem,
 } from './servers/config';
 export type { ServerElicitation } from './servers/elicitations';
 export {
@@ -18,7 +18,7 @@ export {
   type McpServerPatch,
 } from './servers/manager';
 export type { McpServerManagerOptions, ServerConnectionOptions } from './servers/options';
-export { DEFAULT_SEPARATOR, type Qualified, qualify } from './servers/qualify';
+export type { Qualified } from './servers/qualify';
 export {
   McpServersProvider,
   type McpServersProviderProps,

@@ -24,7 +24,7 @@ export class ServerRuntime {
   readonly provider: OAuthProvider | undefined;
   /** Aborted when the server ends: the calls made through the manager are cancelled. */
   readonly #calls = new AbortController();
-  #release: (() => void) | undefined;
+  #started = false;
 
   constructor(
     config: McpServerConfig,
@@ -66,7 +66,10 @@ export class ServerRuntime {
 
   /** Connect (or join the tab that holds the connection). */
   start(): void {
-    this.#release ??= this.sync.mount();
+    if (this.#started) return;
+    this.#started = true;
+    // Held until `end()` disposes it: a runtime is never unmounted and mounted again.
+    this.sync.mount();
   }
 
   /**
@@ -145,11 +148,16 @@ const ofScope = (id: string) => (query: { queryKey: readonly unknown[] }) =>
 
 /**
  * A removed server leaves nothing in the cache: every entry of its scope
- * goes, private or not, reads in flight included.
+ * goes, private or not, reads in flight included, and so do the tool calls
+ * made on its scope (their variables and results are its data too).
  */
 export function removeScope(queryClient: QueryClient, id: string): void {
   void queryClient.cancelQueries({ predicate: ofScope(id) }).catch(() => {});
   queryClient.removeQueries({ predicate: ofScope(id) });
+  const mutations = queryClient.getMutationCache();
+  for (const mutation of mutations.getAll()) {
+    if (ofScope(id)({ queryKey: mutation.options.mutationKey ?? [] })) mutations.remove(mutation);
+  }
 }
 
 /**

@@ -4,9 +4,11 @@
  * "Disturbed" is measured on the wire: the handshakes each server URL is sent (a reconnect is a
  * new `server/discover` or `initialize`), and what each server holds open.
  */
+
+import { MutationObserver } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../src/auth';
-import { callTool } from '../../src/core';
+import { callToolMutationOptions, type McpCacheSync } from '../../src/core';
 import type { McpServerManager } from '../../src/servers';
 import type { TestServer } from '../servers';
 import { ERA_CASES, text } from '../support/eras';
@@ -241,7 +243,12 @@ describe.each(ERA_CASES)('McpServerManager: a server with a question open ($kind
     const call = tab.manager.callTool({ name: 'Asking__ask' });
     call.catch(() => {});
     await eventually(() => expect(tab.manager.getElicitations()).toHaveLength(1));
-    const plain = callTool(tab.manager.getSyncs().get('asking') as object, { name: 'ask' });
+    // `useCallTool({ scope })`: a mutation of the server's scope in the QueryClient.
+    const mutation = new MutationObserver(
+      tab.queryClient,
+      callToolMutationOptions(tab.manager.getSyncs().get('asking') as McpCacheSync),
+    );
+    const plain = mutation.mutate({ name: 'ask' });
     plain.catch(() => {});
     await eventually(() => expect(tab.manager.getElicitations()).toHaveLength(2));
     for (const question of tab.manager.getElicitations()) {
@@ -262,6 +269,7 @@ describe.each(ERA_CASES)('McpServerManager: a server with a question open ($kind
         .getAll()
         .filter((query) => query.queryKey[1] === 'asking'),
     ).toEqual([]);
+    expect(tab.queryClient.getMutationCache().getAll()).toEqual([]);
     await eventually(() => {
       expect(idle(server)).toBe(true);
       expect(server.store.pendingAsks()).toBe(0);

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 
 // Entries a React Server Components bundler must treat as client modules (hooks, context,
 // components). `core` and `server` stay without the directive so server code can import them.
-const CLIENT_ENTRIES = new Set(['index', 'devtools', 'devtools.noop']);
+const CLIENT_ENTRIES = new Set(['index', 'servers', 'devtools', 'devtools.noop']);
 
 export default defineConfig({
   plugins: [react()],
@@ -15,6 +15,7 @@ export default defineConfig({
         core: 'src/core.ts',
         auth: 'src/auth.ts',
         tabs: 'src/tabs.ts',
+        servers: 'src/servers.ts',
         devtools: 'src/devtools.ts',
         'devtools.noop': 'src/devtools.noop.ts',
         server: 'src/server/index.ts',

@@ -17,7 +17,12 @@ import { join, posix } from 'node:path';
 import { packPackage } from './lib/pack.mjs';
 import { bin, CheckFailed, main, must, run, seconds } from './lib/run.mjs';
 
-const CLIENT_ENTRIES = ['./dist/index.js', './dist/devtools.js', './dist/devtools.noop.js'];
+const CLIENT_ENTRIES = [
+  './dist/index.js',
+  './dist/servers.js',
+  './dist/devtools.js',
+  './dist/devtools.noop.js',
+];
 const SERVER_SAFE_ENTRIES = [
   './dist/core.js',
   './dist/auth.js',

@@ -6,7 +6,7 @@
  * Gzip level 9 of the bytes the bundle's source maps attribute to node_modules/mcp-react-query.
  */
 import { sharesOf } from './lib/bundleSize.mjs';
-import { buildApp, formatReport, prepareApp } from './lib/example.mjs';
+import { buildApp, buildServersProbe, formatReport, prepareApp } from './lib/example.mjs';
 import { packPackage } from './lib/pack.mjs';
 import { CheckFailed, main, seconds } from './lib/run.mjs';
 
@@ -107,6 +107,28 @@ function areaReport(pieces, total) {
   ].join('\n');
 }
 
+/**
+ * `mcp-react-query/servers`, measured apart: the optional entries never count against the main
+ * entry's budget, so a host using the server manager is built on its own (the probe app) and
+ * its share of the package is printed by entry.
+ */
+async function serversReport() {
+  const report = await buildServersProbe();
+  const total = report.groups['mcp-react-query']?.gzip ?? 0;
+  const entry = (prefix) => (path) => moduleOf(path)?.startsWith(prefix) === true;
+  const shares = sharesOf(report.sources['mcp-react-query'] ?? [], {
+    'mcp-react-query/servers (src/servers)': entry('servers'),
+    'mcp-react-query/auth (OAuth, for per-server sign-in)': entry('auth'),
+  });
+  const width = Math.max(...shares.map(([name]) => name.length));
+  return [
+    'mcp-react-query/servers, a host using it (scripts/lib/servers-probe), production build:',
+    `  mcp-react-query in that build: ${total} B gzip, of which, in context:`,
+    ...shares.map(([name, bytes]) => `    ${name.padEnd(width)}  ${String(bytes).padStart(5)} B`),
+    '  (the rest is the main entry, which that app would ship anyway)',
+  ].join('\n');
+}
+
 main(async () => {
   const started = performance.now();
   await prepareApp(await packPackage());
@@ -114,6 +136,7 @@ main(async () => {
   console.log(`examples/vite-react, production build:\n${formatReport(report)}`);
   const ours = report.groups['mcp-react-query']?.gzip ?? 0;
   if (ours > 0) console.log(`\n${areaReport(report.sources['mcp-react-query'], ours)}`);
+  console.log(`\n${await serversReport()}`);
   const verdict = `mcp-react-query: ${ours} B gzip of ${report.total.gzip} B total; budget ${BUDGET_GZIP_BYTES} B, ceiling ${CEILING_GZIP_BYTES} B`;
   if (ours === 0)
     throw new CheckFailed('no mcp-react-query code found in the bundle: the measurement is broken');

@@ -94,7 +94,19 @@ export interface TabsSize {
   consistentTimeoutMs: number;
 }
 
+export interface ServersSize {
+  /** Servers added at once (the manager) or written as providers (the baseline). */
+  servers: number;
+  /** Measured rounds per contender and era, in ABBA order. */
+  rounds: number;
+  /** A round of each contender first, thrown away (compiled code, warmed pools). */
+  warmUp: boolean;
+  /** Give up on a round whose servers are not all ready and shown after this long. */
+  readyTimeoutMs: number;
+}
+
 interface Sizes {
+  servers: ServersSize;
   storm: StormSize;
   churn: ChurnSize;
   scroll: ScrollSize;
@@ -139,6 +151,7 @@ const base: Sizes = QUICK
         floodSlice: 500,
       },
       tabs: { tabs: 4, uris: 10, updates: 10, consistentTimeoutMs: 10_000 },
+      servers: { servers: 20, rounds: 1, warmUp: true, readyTimeoutMs: 20_000 },
     }
   : {
       storm: {
@@ -175,6 +188,7 @@ const base: Sizes = QUICK
         floodSlice: 1_000,
       },
       tabs: { tabs: 8, uris: 20, updates: 30, consistentTimeoutMs: 30_000 },
+      servers: { servers: 20, rounds: 8, warmUp: true, readyTimeoutMs: 30_000 },
     };
 
 /**
@@ -192,6 +206,7 @@ export const SIZES: Sizes = (() => {
     latency: { ...base.latency, ...overrides.latency },
     memory: { ...base.memory, ...overrides.memory },
     tabs: { ...base.tabs, ...overrides.tabs },
+    servers: { ...base.servers, ...overrides.servers },
   };
 })();
 

@@ -7,12 +7,14 @@
  * The sign-in demo (protectedDemo.ts): `/mcp-protected` and `/mcp-protected-legacy` want bearer
  * tokens from the demo authorization server, which this plugin starts on its own loopback port.
  *
+ * The Servers page's second demo instance is at `/mcp-second` (2026-07-28 only).
+ *
  * Scaled mode (`MCP_PLAYGROUND_INSTANCES`, set by `scripts/playground.mjs --instances N`): `/mcp`
  * becomes a round-robin proxy over N instances, and control-API changes are forwarded to one
  * instance each (see cluster.ts). `/mcp-legacy` stays a single instance.
  */
 import type { Connect, Plugin } from 'vite';
-import { ENDPOINTS, PROTECTED_ENDPOINTS } from '../shared/demo';
+import { ENDPOINTS, PROTECTED_ENDPOINTS, SECOND_ENDPOINT } from '../shared/demo';
 import { handleControl } from './controlApi';
 import { applyCors } from './cors';
 import { DemoServer } from './demoServer';
@@ -48,6 +50,8 @@ export function mcpDemoServer(): Plugin {
         demo = new DemoServer();
       }
       const protectedDemo = await ProtectedDemo.start();
+      // The Servers page's "second instance": its own store and clock, the same URIs and tools.
+      const second = new DemoServer();
       const middleware: Connect.NextHandleFunction = (req, res, next) => {
         // Matched by hand: `use('/mcp', …)` would strip the prefix from req.url.
         const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -60,6 +64,8 @@ export function mcpDemoServer(): Plugin {
         // Both eras, also in scaled mode (the proxy's answers pass through this response).
         if (endpoint) {
           if (!applyCors(req, res)) void demo.handle(endpoint, req, res);
+        } else if (path === SECOND_ENDPOINT.path) {
+          if (!applyCors(req, res)) void second.handle('modern', req, res);
         }
         // Scaled: reading the state is the dashboard's own view; a change goes to one instance.
         else if (path.startsWith('/demo/') && forwardControl && req.method !== 'GET') {
@@ -88,6 +94,7 @@ export function mcpDemoServer(): Plugin {
       });
       server.httpServer?.once('close', () => {
         void demo.close();
+        void second.close();
         void protectedDemo.close();
       });
     },

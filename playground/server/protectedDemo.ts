@@ -67,6 +67,10 @@ export class ProtectedDemo {
         cacheScope: 'private',
       },
     ]);
+    // Listed only to a signed-in user: the Servers page shows it once you signed in.
+    this.store.setTools([
+      { name: 'archive_inbox', description: 'Only a signed-in user can list or call this' },
+    ]);
     this.#endpoints = {
       modern: createModernEndpoint({ store: this.store, name: 'playground-protected' }),
       legacy: createLegacyEndpoint({ store: this.store, name: 'playground-protected-legacy' }),

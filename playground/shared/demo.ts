@@ -65,6 +65,17 @@ export function callbackPath(endpoint: EndpointId): string {
 
 export type SignInMode = 'redirect' | 'popup';
 
+// ── the Servers page (`/servers`, mcp-react-query/servers) ────────────────────────────────────
+
+/** A second instance of the demo server (its own data, the same URIs and tool names). */
+export const SECOND_ENDPOINT = { path: '/mcp-second', label: 'second instance' } as const;
+
+/** Where the authorization server sends the browser back for any server of the Servers page. */
+export const SERVERS_CALLBACK_PATH = '/callback/servers';
+
+/** A path nothing serves: the Servers page's "broken URL" (404, not an MCP endpoint). */
+export const BROKEN_PATH = '/no-such-mcp';
+
 export const NOTE_PREFIX = 'note://';
 
 export const BURST_SIZE = 100;

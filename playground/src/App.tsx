@@ -2,9 +2,11 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { PersistQueryClientProvider } from '@tanstack/react-query-persist-client';
 import type { ReactNode } from 'react';
 import { useState } from 'react';
-import { ENDPOINTS, type EndpointId, isEndpointId } from '../shared/demo';
+import { ENDPOINTS, type EndpointId, isEndpointId, SERVERS_CALLBACK_PATH } from '../shared/demo';
 import { Callback } from './components/Callback';
 import { Dashboard } from './components/Dashboard';
+import { ServersCallback } from './components/ServersCallback';
+import { ServersPage } from './components/ServersPage';
 import { SignInPage } from './components/SignInPage';
 import { useEndpointParam } from './hooks/useEndpointParam';
 import { usePersistParam, useShareParam } from './hooks/useSearchFlag';
@@ -19,23 +21,22 @@ import { shareAcrossTabs } from './tabs';
 const PROBE = SCALE ? { silenceProbeMs: SCALE.silenceProbeMs } : {};
 
 /**
- * Three pages, picked by path: the dashboard (`/`), the sign-in demo (`/signin`) and the page
- * the authorization server sends the browser back to (`/callback/<endpoint>`), which finishes
- * the sign-in and then shows the page the user left, without a reload.
+ * Pages, picked by path: the dashboard (`/`), the sign-in demo (`/signin`), the servers a user
+ * adds (`/servers`) and the pages the authorization server sends the browser back to
+ * (`/callback/<endpoint>`, `/callback/servers`), which finish the sign-in and then show the page
+ * the user left, without a reload.
  */
 export function App() {
   const [path, setPath] = useState(() => window.location.pathname);
+  const back = (to: string) => {
+    window.history.replaceState(null, '', to);
+    setPath(new URL(to, window.location.origin).pathname);
+  };
+  if (path === SERVERS_CALLBACK_PATH) return <ServersCallback onDone={back} />;
+  if (path === '/servers') return <ServersPage />;
   const callback = /^\/callback\/([a-z]+)$/.exec(path)?.[1];
   if (isEndpointId(callback)) {
-    return (
-      <Callback
-        endpoint={callback}
-        onDone={(to) => {
-          window.history.replaceState(null, '', to);
-          setPath(new URL(to, window.location.origin).pathname);
-        }}
-      />
-    );
+    return <Callback endpoint={callback} onDone={back} />;
   }
   if (path === '/signin') return <SignInPage />;
   return <DashboardApp />;

@@ -168,6 +168,36 @@ export async function buildApp() {
   return report;
 }
 
+const SERVERS_PROBE = join(ROOT, 'scripts/lib/servers-probe');
+
+/**
+ * A production build of scripts/lib/servers-probe (a host using `mcp-react-query/servers`) in
+ * the app's directory, against the same installed package. Resolves with the size report.
+ */
+export async function buildServersProbe() {
+  const dir = join(APP_DIR, 'servers-probe');
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(SERVERS_PROBE, dir, { recursive: true });
+  const { build } = await import(
+    pathToFileURL(join(APP_DIR, 'node_modules/vite/dist/node/index.js')).href
+  );
+  let report;
+  await build({
+    root: dir,
+    configFile: join(APP_DIR, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: {
+      sourcemap: 'hidden',
+      outDir: join(APP_DIR, 'dist-servers'),
+      emptyOutDir: true,
+      chunkSizeWarningLimit: 2000,
+    },
+    plugins: [bundleSizePlugin({ classify: classifier(), onReport: (r) => (report = r) })],
+  });
+  if (!report) throw new Error('the size plugin did not run');
+  return report;
+}
+
 /** A development-condition build (NODE_ENV=development): the devtools must be in it. */
 export function buildAppForDevelopment() {
   return must(

@@ -19,6 +19,8 @@ const NOT_FOUND_CODES = new Set([-32002, -32602]);
  *   (`whenReady()`); tool calls and the hooks go through that tab.
  * - `UNKNOWN_KEY`: a query key that is not an MCP key.
  * - `INVALID_TEMPLATE`: `expandTemplate` was given a template it cannot expand.
+ * - `UNKNOWN_SERVER`: a server id, or a qualified tool name, that names no server of the
+ *   `mcp-react-query/servers` manager.
  */
 export type McpQueryErrorCode =
   | 'INVALID_OPTIONS'
@@ -35,7 +37,8 @@ export type McpQueryErrorCode =
   | 'NOT_ATTACHED'
   | 'OTHER_TAB'
   | 'UNKNOWN_KEY'
-  | 'INVALID_TEMPLATE';
+  | 'INVALID_TEMPLATE'
+  | 'UNKNOWN_SERVER';
 
 /** An error raised by this package itself (never by the server). */
 export class McpQueryError extends Error {

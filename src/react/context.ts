@@ -2,8 +2,8 @@ import { createContext, useContext } from 'react';
 import type { McpCacheSync } from '../core/mcpCacheSync';
 
 export interface McpContextValue {
-  /** The nearest provider. */
-  nearest: McpCacheSync;
+  /** The nearest provider (none under an `McpServersProvider` alone: its servers go by scope). */
+  nearest: McpCacheSync | undefined;
   /** Every provider above, by scope (several servers in one app). */
   byScope: ReadonlyMap<string | undefined, McpCacheSync>;
 }
@@ -13,9 +13,13 @@ export const McpContext = createContext<McpContextValue | undefined>(undefined);
 /** The sync object of the nearest provider, or of the one with `scope`; a clear error otherwise. */
 export function useMcpSync(hook: string, scope?: string): McpCacheSync {
   const value = useContext(McpContext);
+  if (scope === undefined) {
+    if (!value?.nearest)
+      throw new Error(`${hook} must be used inside <McpProvider> (or given a scope)`);
+    return value.nearest;
+  }
   if (!value) throw new Error(`${hook} must be used inside <McpProvider>`);
-  if (scope === undefined) return value.nearest;
   const sync = value.byScope.get(scope);
-  if (!sync) throw new Error(`${hook}: no <McpProvider scope="${scope}"> above this component`);
+  if (!sync) throw new Error(`${hook}: no McpProvider or server with scope "${scope}" above`);
   return sync;
 }

@@ -1,5 +1,7 @@
-/** The playground's two pages; plain links (each page owns its connection). */
-export function PageNav(props: { current: 'dashboard' | 'signin' }) {
+export type PageId = 'dashboard' | 'signin' | 'servers';
+
+/** The playground's pages; plain links (each page owns its connections). */
+export function PageNav(props: { current: PageId }) {
   return (
     <nav className="page-nav" aria-label="Pages">
       <a
@@ -15,6 +17,13 @@ export function PageNav(props: { current: 'dashboard' | 'signin' }) {
         aria-current={props.current === 'signin' ? 'page' : undefined}
       >
         Sign-in
+      </a>
+      <a
+        href="/servers"
+        data-testid="nav-servers"
+        aria-current={props.current === 'servers' ? 'page' : undefined}
+      >
+        Servers
       </a>
     </nav>
   );

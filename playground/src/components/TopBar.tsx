@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
-import { PageNav } from './PageNav';
+import { type PageId, PageNav } from './PageNav';
 
 /** Every page's header: the name, the page links, then what this page adds. */
-export function TopBar(props: { page: 'dashboard' | 'signin'; children: ReactNode }) {
+export function TopBar(props: { page: PageId; children: ReactNode }) {
   return (
     <header className="topbar wrap">
       <div className="brand">

@@ -1,0 +1,165 @@
+import type { KeyValueStorage } from '../auth/storage';
+import type { ChannelLike } from '../tabs/protocol';
+import { checkServer, MAX_SERVERS, type McpServerConfig } from './config';
+
+export interface ConfigStoreOptions {
+  /** Where the list is kept; `null`: in this page's memory only. Default `localStorage`. */
+  storage?: KeyValueStorage | null;
+  key: string;
+  /** Tells the other tabs of a change. Default: a BroadcastChannel; `null`: none. */
+  channel?: ((name: string) => ChannelLike) | null;
+}
+
+interface Stored {
+  /** Grows with every change, so a tab tells a newer list from an older one. */
+  rev: number;
+  /** Which tab wrote it: two changes of the same `rev` are ordered by it, in every tab alike. */
+  writer: string;
+  servers: McpServerConfig[];
+}
+
+const CHANGED = 'mcp-react-query:servers-changed';
+
+const localStorageOf = (): KeyValueStorage | undefined => {
+  try {
+    return (globalThis as { localStorage?: KeyValueStorage }).localStorage;
+  } catch {
+    // A sandboxed frame or blocked cookies: the list lives in memory.
+    return undefined;
+  }
+};
+
+/**
+ * A stored list or another tab's message, as far as it can be used: every
+ * entry that passes `checkServer` (in order, each unique against those
+ * before it), at most MAX_SERVERS. Whatever else is there (another
+ * version's format, a hand edit, a hostile script on the origin) is
+ * dropped, never connected to.
+ */
+export function checkStored(value: unknown): Stored {
+  const raw = value as { rev?: unknown; writer?: unknown; servers?: unknown } | null | undefined;
+  const rev = typeof raw?.rev === 'number' && Number.isSafeInteger(raw.rev) ? raw.rev : 0;
+  const writer = typeof raw?.writer === 'string' ? raw.writer.slice(0, 64) : '';
+  const servers: McpServerConfig[] = [];
+  for (const entry of Array.isArray(raw?.servers) ? raw.servers : []) {
+    if (servers.length >= MAX_SERVERS) break;
+    const checked = checkServer(entry, servers, false);
+    if (checked.ok) servers.push(checked.server);
+  }
+  return { rev, writer, servers };
+}
+
+/** The stored text, checked (`checkStored`); anything unreadable is an empty list. */
+export function readServers(text: string | null): Stored {
+  try {
+    return checkStored(text === null ? undefined : JSON.parse(text));
+  } catch {
+    return checkStored(undefined);
+  }
+}
+
+/**
+ * The servers' configuration, kept in a storage and shared with the other
+ * tabs: a change is written, then sent on a channel with the list itself
+ * (a storage shared between processes, like Chromium's localStorage, may
+ * show another tab's write only later). Whatever arrives (storage or
+ * message) is checked entry by entry and taken only when newer: a higher
+ * `rev`, or the same one from a greater `writer`, so every tab settles on
+ * the same list. Writes read the storage first, so changes in two tabs a
+ * moment apart both land.
+ */
+export class ConfigStore {
+  readonly #storage: KeyValueStorage | undefined;
+  readonly #key: string;
+  readonly #open: ((name: string) => ChannelLike) | undefined;
+  readonly #writer = Math.random().toString(36).slice(2);
+  #channel: ChannelLike | undefined;
+  #state: Stored;
+  /** The stored text last read or written: the same text again is nothing new. */
+  #text: string | null | undefined;
+  readonly #listeners = new Set<() => void>();
+
+  constructor(options: ConfigStoreOptions) {
+    this.#storage = options.storage === null ? undefined : (options.storage ?? localStorageOf());
+    this.#key = options.key;
+    this.#open =
+      options.channel === null
+        ? undefined
+        : (options.channel ??
+          (typeof BroadcastChannel === 'function'
+            ? (name) => new BroadcastChannel(name) as unknown as ChannelLike
+            : undefined));
+    this.#state = this.#read() ?? { rev: 0, writer: '', servers: [] };
+  }
+
+  get servers(): readonly McpServerConfig[] {
+    return this.#state.servers;
+  }
+
+  /** Told when the list changed in another tab (not for this tab's own `change`). */
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** Start hearing the other tabs. */
+  start(): void {
+    if (this.#channel || !this.#open) return;
+    this.#channel = this.#open(`${CHANGED}|${this.#key}`);
+    this.#channel.addEventListener('message', (event) => {
+      const data = event.data as { type?: unknown } | null;
+      if (data?.type === CHANGED) this.#adopt(checkStored(data));
+    });
+  }
+
+  stop(): void {
+    this.#channel?.close();
+    this.#channel = undefined;
+  }
+
+  /** Read the storage again; listeners hear of it when it holds a newer, different list. */
+  reload(): void {
+    this.#adopt(this.#read());
+  }
+
+  /**
+   * Apply `edit` to the latest list (another tab's change included), keep
+   * and announce the result. `edit` returns undefined to change nothing.
+   */
+  change(edit: (servers: readonly McpServerConfig[]) => McpServerConfig[] | undefined): void {
+    this.reload();
+    const servers = edit(this.#state.servers);
+    if (!servers) return;
+    this.#state = { rev: this.#state.rev + 1, writer: this.#writer, servers };
+    try {
+      this.#text = JSON.stringify(this.#state);
+      this.#storage?.setItem(this.#key, this.#text);
+    } catch {
+      // Full or refused: the tabs still hear of it, and this one goes on in memory.
+    }
+    this.#channel?.postMessage({ type: CHANGED, ...this.#state });
+  }
+
+  #adopt(next: Stored | undefined): void {
+    const now = this.#state;
+    if (!next || next.rev < now.rev || (next.rev === now.rev && next.writer <= now.writer)) return;
+    this.#state = next;
+    if (JSON.stringify(next.servers) === JSON.stringify(now.servers)) return;
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** What the storage holds, when it is not what was last read or written here. */
+  #read(): Stored | undefined {
+    if (!this.#storage) return undefined;
+    try {
+      const text = this.#storage.getItem(this.#key);
+      if (text === this.#text) return undefined;
+      this.#text = text;
+      return readServers(text);
+    } catch {
+      return undefined;
+    }
+  }
+}

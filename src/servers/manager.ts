@@ -1,0 +1,349 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { QueryClient } from '@tanstack/query-core';
+import { McpQueryError } from '../core/errors';
+import type { McpCacheSync } from '../core/mcpCacheSync';
+import type { CallToolVariables } from '../core/tools';
+import {
+  checkServer,
+  MAX_SERVERS,
+  type McpServerConfig,
+  type McpServerInput,
+  type ServerConfigResult,
+  sameConnection,
+  withOAuth,
+} from './config';
+import { ConfigStore } from './configStore';
+import { ElicitationsOfServers } from './elicitations';
+import { type AddServerResult, type McpServer, type McpServerPatch, serverEntry } from './entry';
+import { qualifiedOf } from './lists';
+import { DEFAULT_STORAGE_KEY, type McpServerManagerOptions } from './options';
+import { DEFAULT_SEPARATOR, type Qualified, resolveQualified } from './qualify';
+import { removeScope, resetScope, ServerRuntime } from './runtime';
+
+export type { AddServerResult, McpServer, McpServerPatch };
+
+/**
+ * The servers a user added, each its own McpCacheSync (scope = the server's
+ * id) made and ended here, never by a render: adding, editing or removing
+ * one never touches another's connection. The list is configuration only
+ * (no token), kept in a storage, restored on reload and followed across
+ * tabs (`ConfigStore`). docs/design.md, "Many servers".
+ */
+export class McpServerManager {
+  readonly queryClient: QueryClient;
+  readonly separator: string;
+  readonly #options: McpServerManagerOptions;
+  readonly #store: ConfigStore;
+  readonly #runtimes = new Map<string, ServerRuntime>();
+  readonly #entries = new WeakMap<ServerRuntime, McpServer>();
+  readonly #unwatch = new WeakMap<ServerRuntime, () => void>();
+  readonly #listeners = new Set<() => void>();
+  readonly #elicitations = new ElicitationsOfServers();
+  #servers: readonly McpServer[] = [];
+  #syncs: ReadonlyMap<string, McpCacheSync> = new Map();
+  #holders = 0;
+  #teardown: ReturnType<typeof setTimeout> | undefined;
+  #started = false;
+  #disposing: Promise<void> | undefined;
+
+  /** Reads the stored list and prepares each server; nothing connects before `mount()`. */
+  constructor(options: McpServerManagerOptions) {
+    this.queryClient = options.queryClient;
+    this.separator = options.separator ?? DEFAULT_SEPARATOR;
+    this.#options = options;
+    const { storage, channel } = options;
+    this.#store = new ConfigStore({
+      key: options.storageKey ?? DEFAULT_STORAGE_KEY,
+      storage,
+      channel,
+    });
+    this.#store.subscribe(() => void this.#reconcile());
+    void this.#reconcile();
+  }
+
+  // ── the list ─────────────────────────────────────────────────────────────
+
+  getServers = (): readonly McpServer[] => this.#servers;
+
+  /** The McpCacheSync of each server, by id (a new map only when one comes, goes or is replaced). */
+  getSyncs = (): ReadonlyMap<string, McpCacheSync> => this.#syncs;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  };
+
+  /**
+   * Add a server, checked at once: a bad URL, name, id or header, or a URL
+   * or name already in the list, is refused with a reason and changes
+   * nothing. Call it from an event handler, not while rendering.
+   */
+  add = (input: McpServerInput): AddServerResult => {
+    this.#alive();
+    let result: ServerConfigResult | undefined;
+    this.#store.change((servers) => {
+      result =
+        servers.length >= MAX_SERVERS
+          ? { ok: false, problem: 'too-many', message: `at most ${MAX_SERVERS} servers` }
+          : checkServer(input, servers);
+      return result.ok ? [...servers, result.server] : undefined;
+    });
+    const checked = result as ServerConfigResult;
+    if (!checked.ok) return checked;
+    void this.#reconcile();
+    return { ok: true, server: this.#entryOf(checked.server.id) as McpServer };
+  };
+
+  /**
+   * Change a server. Only a new name keeps its connection; anything else
+   * (URL, headers, sign-in) replaces it, and what its scope held, with a new
+   * one, and leaves every other server alone.
+   */
+  update = (id: string, patch: McpServerPatch): AddServerResult => {
+    this.#alive();
+    let result: ServerConfigResult | undefined;
+    let before: McpServerConfig | undefined;
+    this.#store.change((servers) => {
+      const current = servers.find((server) => server.id === id);
+      if (!current) return undefined;
+      before = current;
+      result = checkServer(
+        { ...current, ...patch, id },
+        servers.filter((s) => s !== current),
+      );
+      const next = result.ok ? result.server : undefined;
+      return next && servers.map((server) => (server === current ? next : server));
+    });
+    const checked: ServerConfigResult = result ?? {
+      ok: false,
+      problem: 'unknown-server',
+      message: `no server with id "${id}"`,
+    };
+    if (!checked.ok) return checked;
+    void this.#reconcile();
+    // Tokens are bound to the URL they were issued for: the old one's are of no use now.
+    const old = before as McpServerConfig | undefined;
+    if (old && old.url !== checked.server.url) void this.#options.signIn?.forget(old);
+    return { ok: true, server: this.#entryOf(id) as McpServer };
+  };
+
+  /**
+   * Remove a server and end it completely: its calls cancelled, its
+   * connection closed (2025: the session DELETEd) and with it its open
+   * questions, its credentials forgotten and every cache entry of its scope
+   * removed.
+   * Resolves (true) once the server has seen the end; false for an unknown id.
+   */
+  remove = async (id: string): Promise<boolean> => {
+    this.#alive();
+    let removed: McpServerConfig | undefined;
+    this.#store.change((servers) => {
+      removed = servers.find((server) => server.id === id);
+      return removed && servers.filter((server) => server !== removed);
+    });
+    if (!removed) return false;
+    await Promise.all([this.#reconcile(), this.#options.signIn?.forget(removed)]);
+    return true;
+  };
+
+  // ── across servers ───────────────────────────────────────────────────────
+
+  /**
+   * Every server's cached tools or prompts under qualified names
+   * (`qualify.ts`), servers in the order they were added.
+   */
+  qualified<T extends { name: string }>(kind: 'tools' | 'prompts'): Qualified<T>[] {
+    return qualifiedOf<T>(this.queryClient, this.#store.servers, kind, this.separator);
+  }
+
+  /** Which server and tool a qualified name stands for. */
+  resolveTool(qualifiedName: string): { serverId: string; name: string } | undefined {
+    const listed = this.qualified('tools');
+    return resolveQualified(qualifiedName, listed, this.#store.servers, this.separator);
+  }
+
+  /**
+   * Call a tool by its qualified name on the server it belongs to. Removing
+   * that server meanwhile cancels the call.
+   */
+  callTool = (variables: CallToolVariables): Promise<CallToolResult> => {
+    const target = this.resolveTool(variables.name);
+    const runtime = target && this.#runtimes.get(target.serverId);
+    if (!target || !runtime) {
+      return Promise.reject(
+        new McpQueryError('UNKNOWN_SERVER', `no server has a tool named "${variables.name}"`),
+      );
+    }
+    return runtime.callTool({ ...variables, name: target.name });
+  };
+
+  /** Whether the servers may ask the user things (`serverRequests` with elicitation). */
+  get asksUser(): boolean {
+    const requests = this.#options.serverRequests;
+    return Boolean(requests?.elicitation || requests?.onElicitation);
+  }
+
+  /** Every server's elicitations waiting for the user (listening answers for all of them). */
+  getElicitations = this.#elicitations.get;
+  subscribeElicitations = this.#elicitations.subscribe;
+
+  // ── lifecycle ────────────────────────────────────────────────────────────
+
+  /**
+   * Connect every server and follow the other tabs; the returned function
+   * lets go. The last holder letting go ends every connection on the next
+   * macrotask (React StrictMode's remount keeps them).
+   */
+  mount(): () => void {
+    this.#alive();
+    this.#holders += 1;
+    clearTimeout(this.#teardown);
+    if (!this.#started) {
+      this.#started = true;
+      this.#store.start();
+      this.#store.reload();
+      for (const runtime of this.#runtimes.values()) {
+        this.#watch(runtime);
+        runtime.start();
+      }
+      this.#publish();
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holders -= 1;
+      if (this.#holders === 0) this.#teardown = setTimeout(() => void this.dispose(), 0);
+    };
+  }
+
+  /** End every connection (the list stays stored). Resolves once each server has seen it. */
+  dispose(): Promise<void> {
+    this.#disposing ??= this.#dispose();
+    return this.#disposing;
+  }
+
+  async #dispose(): Promise<void> {
+    clearTimeout(this.#teardown);
+    this.#store.stop();
+    const runtimes = [...this.#runtimes.values()];
+    for (const runtime of runtimes) this.#unwatch.get(runtime)?.();
+    await Promise.all(runtimes.map((runtime) => runtime.end()));
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────
+
+  #alive(): void {
+    if (this.#disposing) throw new McpQueryError('DISPOSED', 'this McpServerManager was disposed');
+  }
+
+  /**
+   * Make the servers what the stored list says: new ones made (and started,
+   * once mounted), changed ones replaced, missing ones ended. Resolves once
+   * the ended ones have closed on their servers.
+   */
+  #reconcile(): Promise<void> {
+    const wanted = new Map(this.#store.servers.map((server) => [server.id, server]));
+    const ending: Promise<void>[] = [];
+    for (const [id, runtime] of this.#runtimes) {
+      const config = wanted.get(id);
+      if (config && sameConnection(config, runtime.config)) {
+        runtime.config = config;
+        continue;
+      }
+      this.#runtimes.delete(id);
+      this.#unwatch.get(runtime)?.();
+      ending.push(runtime.end());
+      // Synchronously: nothing renders the ended connection's data from now on.
+      if (config) resetScope(this.queryClient, id);
+      else removeScope(this.queryClient, id);
+    }
+    for (const config of wanted.values()) {
+      if (this.#runtimes.has(config.id)) continue;
+      const runtime = new ServerRuntime(
+        config,
+        this.queryClient,
+        this.#options,
+        this.#options.signIn,
+      );
+      this.#runtimes.set(config.id, runtime);
+      if (this.#started && !this.#disposing) {
+        this.#watch(runtime);
+        runtime.start();
+      }
+    }
+    this.#publish();
+    return Promise.all(ending).then(() => {});
+  }
+
+  /** Follow a server's state from its start (a manager React made and dropped never starts). */
+  #watch(runtime: ServerRuntime): void {
+    const changed = () => {
+      if (this.#runtimes.get(runtime.config.id) !== runtime) return;
+      this.#learnSignIn(runtime);
+      this.#refresh(runtime);
+    };
+    const stops = [runtime.sync.subscribeState(changed), runtime.provider?.subscribe(changed)];
+    this.#unwatch.set(runtime, () => {
+      for (const stop of stops) stop?.();
+    });
+  }
+
+  /**
+   * A server that answered 401 signs in from now on (when the manager can):
+   * stored as `auth: 'oauth'`, so it gets its provider, here and after a
+   * reload, in every tab.
+   */
+  #learnSignIn(runtime: ServerRuntime): void {
+    if (!runtime.needsSignIn(this.#options.signIn)) return;
+    queueMicrotask(() => {
+      if (this.#disposing) return;
+      this.#store.change((servers) => withOAuth(servers, runtime.config));
+      void this.#reconcile();
+    });
+  }
+
+  /** One server's state changed: only its entry is made again, and only if it shows a change. */
+  #refresh(runtime: ServerRuntime): void {
+    const previous = this.#entries.get(runtime);
+    const entry = this.#entryOf(runtime.config.id);
+    if (!entry || entry === previous) return;
+    this.#servers = this.#servers.map((server) => (server.id === entry.id ? entry : server));
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** The list changed (a server came, went or was replaced): every snapshot is made again. */
+  #publish(): void {
+    const servers = this.#store.servers.map((config) => this.#entryOf(config.id) as McpServer);
+    const syncs = new Map(servers.map(({ id }) => [id, this.#runtimes.get(id)?.sync]));
+    let changed = false;
+    if (servers.length !== this.#servers.length || servers.some((s, i) => s !== this.#servers[i])) {
+      this.#servers = servers;
+      changed = true;
+    }
+    if (
+      syncs.size !== this.#syncs.size ||
+      [...syncs].some(([id, s]) => this.#syncs.get(id) !== s)
+    ) {
+      this.#syncs = syncs as Map<string, McpCacheSync>;
+      changed = true;
+    }
+    this.#elicitations.setSources(
+      servers.flatMap(({ id, name }) => {
+        const requests = this.#runtimes.get(id)?.requests;
+        return requests ? [{ id, name, requests }] : [];
+      }),
+    );
+    if (changed) for (const listener of [...this.#listeners]) listener();
+  }
+
+  #entryOf(id: string): McpServer | undefined {
+    const runtime = this.#runtimes.get(id);
+    if (!runtime) return undefined;
+    const entry = serverEntry(runtime, this.#entries.get(runtime));
+    this.#entries.set(runtime, entry);
+    return entry;
+  }
+}

@@ -1,0 +1,50 @@
+import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
+import {
+  type UseMutationOptions,
+  type UseMutationResult,
+  useMutation,
+} from '@tanstack/react-query';
+import { useState } from 'react';
+import type { CallToolVariables } from '../../core/tools';
+import { useServerManager } from './context';
+
+export type UseCallServerToolOptions = Omit<
+  UseMutationOptions<CallToolResult, Error, CallToolVariables>,
+  'mutationFn' | 'mutationKey'
+>;
+
+const MUTATION_KEY = ['mcp-servers', 'callTool'];
+
+/**
+ * `useCallTool` across servers: `mutate({ name: qualifiedName, arguments })`
+ * calls the tool on the server the qualified name belongs to (an unknown
+ * one fails with `UNKNOWN_SERVER`). Removing that server cancels the call.
+ */
+export function useCallServerTool(options?: UseCallServerToolOptions): UseMutationResult<
+  CallToolResult,
+  Error,
+  CallToolVariables
+> & {
+  progress: Progress | undefined;
+} {
+  const manager = useServerManager('useCallServerTool');
+  const [progress, setProgress] = useState<Progress>();
+  const mutation = useMutation(
+    {
+      ...options,
+      mutationKey: MUTATION_KEY,
+      mutationFn: (variables) => {
+        setProgress(undefined);
+        return manager.callTool({
+          ...variables,
+          onProgress: (next) => {
+            setProgress(next);
+            variables.onProgress?.(next);
+          },
+        });
+      },
+    },
+    manager.queryClient,
+  );
+  return { ...mutation, progress };
+}

@@ -43,7 +43,10 @@ export class Follower {
   readonly #pending = new Map<number, Pending>();
   readonly #covered = new Set<string>();
   #listsCovered = new Set<NotifiedList>();
-  /** When each entry last took content from the leader (newer content only). */
+  /**
+   * When each entry last took content from the leader: older content is not taken. Content of
+   * the same millisecond is (two reads can end in one, or in one coarsened `Date.now()`).
+   */
   readonly #applied = new WeakMap<Query, number>();
   #interestQueued = false;
 
@@ -285,7 +288,7 @@ export class Follower {
    */
   #apply(key: QueryKey, data: unknown, updatedAt: number): void {
     const query = this.#find(key);
-    if (!query || (this.#applied.get(query) ?? 0) >= updatedAt) return;
+    if (!query || (this.#applied.get(query) ?? 0) > updatedAt) return;
     if (!this.#asked(query) || !fitsKey(this.#link.context.keys, key, data)) return;
     this.#applied.set(query, updatedAt);
     this.#link.context.queryClient.setQueryData(key, data, { updatedAt });

@@ -171,7 +171,7 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-describe('tab roles', () => {
+describe('tab roles (rule 14)', () => {
   it('election: the first tab leads and connects; the others follow, never connect, and know the group', async () => {
     const { tabs, locks } = await group(3);
     const [a, b, c] = tabs as [Tab, Tab, Tab];
@@ -478,7 +478,7 @@ describe('tab roles', () => {
   });
 });
 
-describe('a message storm', () => {
+describe('a message storm (rule 14, and rule 8 for tab messages)', () => {
   const huge = 'x'.repeat(10_000);
   /** Messages of no shape the group knows: each one is refused before anything acts on it. */
   const malformed = (follower: string): unknown[] => [

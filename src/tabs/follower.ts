@@ -1,8 +1,9 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpKeys } from '../core/keys';
 import { LIST_KINDS, type NotifiedList } from '../core/lists';
+import { checkContents } from '../core/readResult';
 import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables, Upstream } from '../core/upstream';
 import type { GroupLink } from './link';
@@ -309,11 +310,20 @@ export class Follower {
   }
 }
 
-/** Resource content with something in it, or a list: what a read of `key` can return. */
+/**
+ * What a read of `key` can return: a list, or content of that resource (a read answered with
+ * nothing, or with another resource's content, is an error: rule 8).
+ */
 function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
   if (keys.listOf(key) !== undefined) return Array.isArray(data);
-  const contents = (data as { contents?: unknown } | null)?.contents;
-  return keys.uriOf(key) !== undefined && Array.isArray(contents) && contents.length > 0;
+  const uri = keys.uriOf(key);
+  if (uri === undefined || typeof data !== 'object' || data === null) return false;
+  try {
+    checkContents(uri, data as ReadResourceResult);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function lostCall(): McpQueryError {

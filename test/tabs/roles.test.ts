@@ -628,6 +628,23 @@ describe('a message storm (rule 14, and rule 8 for tab messages)', () => {
     expect(read.value).toEqual(contents('doc://2', 'v1'));
   });
 
+  it('content of another resource is not taken from the channel, as a read answering it would be refused (WRONG_URI)', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const view = b.observe('doc://1');
+    await settle();
+    a.local.answer(0, contents('doc://1', 'v1'));
+    await settle();
+    hub.inject(GROUP, {
+      type: 'data',
+      key: resourceKey('doc://1'),
+      data: contents('evil://elsewhere', 'planted'),
+      updatedAt: Date.now() + 1000,
+    });
+    await settle();
+    expect(view.data()).toEqual(contents('doc://1', 'v1'));
+  });
+
   it('hundreds of made-up tabs: the leader serves at most MAX_TABS, and drops them once their locks show nobody is there', async () => {
     const { tabs, hub, settle } = await group(2);
     const [a, b] = tabs as [Tab, Tab];

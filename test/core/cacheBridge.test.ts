@@ -21,6 +21,8 @@ const LINGER_MS = 1000;
 interface Read {
   key: QueryKey;
   answer: Deferred<unknown>;
+  /** Whether the test has answered it. */
+  answered: boolean;
 }
 
 /** The upstream behind the routed query function: reads the test answers by hand. */
@@ -31,7 +33,7 @@ function fakeUpstream() {
     query: vi.fn((key: QueryKey, signal: AbortSignal) => {
       const answer = deferred<unknown>();
       signal.addEventListener('abort', () => answer.reject(signal.reason), { once: true });
-      reads.push({ key, answer });
+      reads.push({ key, answer, answered: false });
       return answer.promise;
     }),
     /** How many reads of `key` started. */
@@ -114,9 +116,9 @@ function setup({ scope, start = true }: { scope?: string; start?: boolean } = {}
     async answer(key: QueryKey, data: unknown) {
       // A routed read starts a few microtasks after its fetch.
       await flush();
-      const read = upstream.reads.find((r) => hashKey(r.key) === hashKey(key) && !answered.has(r));
+      const read = upstream.reads.find((r) => hashKey(r.key) === hashKey(key) && !r.answered);
       if (!read) throw new Error(`no read of ${JSON.stringify(key)} to answer`);
-      answered.add(read);
+      read.answered = true;
       read.answer.resolve(data);
       await flush();
     },
@@ -135,7 +137,6 @@ function setup({ scope, start = true }: { scope?: string; start?: boolean } = {}
     },
   };
 }
-const answered = new WeakSet<Read>();
 
 /** The staleTime the bridge's defaults give `key` now. */
 function staleTimeOf(client: QueryClient, query: Query): unknown {
@@ -236,8 +237,8 @@ describe('CacheBridge', () => {
       for (let round = 0; round < 4; round++) {
         await flush();
         for (const read of t.upstream.reads) {
-          if (answered.has(read)) continue;
-          answered.add(read);
+          if (read.answered) continue;
+          read.answered = true;
           const uri = t.keys.uriOf(read.key) as string;
           read.answer.reject(permanent.find(([p]) => p === uri)?.[1] ?? transient);
         }

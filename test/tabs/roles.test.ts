@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { callTool } from '../../src/core';
 import { McpQueryError } from '../../src/core/errors';
 import type { McpEvent, McpEventOf } from '../../src/core/events';
+import { internalsOf } from '../../src/core/internals';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { CallToolVariables } from '../../src/core/upstream';
 import { type PageLike, shareAcrossTabs } from '../../src/tabs';
@@ -262,6 +263,37 @@ describe('tab roles (rule 14)', () => {
     expect(view.data()).toEqual(contents('doc://1', 'v1'));
   });
 
+  it('the leader’s connection events reach every follower, and what it covers is fresh there too (rule 7)', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const key = resourceKey('doc://1');
+    b.queryClient.setQueryData(key, contents('doc://1', 'v1'));
+    const staleTime = () => {
+      const query = b.queryClient.getQueryCache().find({ queryKey: key, exact: true });
+      const { staleTime: fn } = b.queryClient.getQueryDefaults(key);
+      return typeof fn === 'function' ? fn(query as never) : fn;
+    };
+    expect(staleTime()).toBe(0);
+    const leaderBus = internalsOf(a.sync).events.bus;
+    leaderBus.emit({ type: 'coverage', acknowledged: ['doc://1'], lost: [], lists: ['resources'] });
+    leaderBus.emit({ type: 'updated', uri: 'doc://1', matched: true });
+    // What the server says of URIs nobody here wants stays in the leader's diagnostics.
+    leaderBus.emit({ type: 'updated', uri: 'nobody://wants', matched: false });
+    await settle();
+    expect(b.events.filter((event) => event.type === 'coverage').at(-1)).toMatchObject({
+      acknowledged: ['doc://1'],
+      lists: ['resources'],
+    });
+    expect(b.events.filter((event) => event.type === 'updated').map((event) => event.uri)).toEqual([
+      'doc://1',
+    ]);
+    expect(staleTime()).toBe(Number.POSITIVE_INFINITY);
+
+    leaderBus.emit({ type: 'coverage', acknowledged: [], lost: ['doc://1'], lists: [] });
+    await settle();
+    expect(staleTime()).toBe(0);
+  });
+
   it('a leader’s error reaches the follower with its code', async () => {
     const { tabs, settle } = await group(2);
     const [a, b] = tabs as [Tab, Tab];
@@ -419,6 +451,20 @@ describe('tab roles (rule 14)', () => {
     await settle();
     expect(b.tabs()?.leader).toBe(true);
     expect(b.local.desires.at(-1)?.uris).toEqual(['doc://c']);
+  });
+
+  it('handover: the new leader subscribes to what it shows itself', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    b.observe('doc://b');
+    await settle();
+    a.local.answer(0, contents('doc://b', 'v1'));
+    await settle();
+    expect(b.local.desires).toEqual([]);
+    await a.leave();
+    await settle();
+    expect(b.tabs()?.leader).toBe(true);
+    expect(b.local.desires.at(-1)?.uris).toEqual(['doc://b']);
   });
 
   it('crash: the leader dies without a goodbye; its locks go, the next tab leads and re-runs the read in flight, the call fails', async () => {

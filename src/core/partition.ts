@@ -21,7 +21,7 @@ const current = new WeakMap<QueryClient, Map<string, PartitionIdentity>>();
  *   scope, which the SDK also treats as private), and the lists.
  * Entries someone observes are reset to pending (their observers are told,
  * and never render the old data again); the rest are removed. In-flight
- * reads are cancelled, and `isCurrent` fences those still on their way.
+ * reads are cancelled, and the attachment signal (routing.ts) fences those still on their way.
  * Returns the entries reset, for the caller to fetch again when it may.
  */
 export function adoptPartition(
@@ -59,18 +59,6 @@ export function adoptPartition(
     }
   }
   return reset;
-}
-
-/** Whether data read under `identity` may still be written into this QueryClient's scope. */
-export function isCurrentPartition(
-  client: QueryClient,
-  keys: McpKeys,
-  identity: PartitionIdentity,
-): boolean {
-  const now = current.get(client)?.get(keys.scope ?? '');
-  return (
-    now === undefined || (now.connection === identity.connection && now.auth === identity.auth)
-  );
 }
 
 /** Who a connection's data belongs to: the server it reads from, and the signed-in identity. */

@@ -13,7 +13,8 @@ interface Target {
   readUnderCoverage: boolean;
 }
 
-export type SignalOutcome = 'absent' | 'deferred' | 'refetching' | 'marked-stale';
+/** `absent`: not cached (the caller may fetch it); `stopped`: nothing is read any more. */
+export type SignalOutcome = 'absent' | 'deferred' | 'refetching' | 'marked-stale' | 'stopped';
 
 /** A key the server covers now; `awaited`: its read was waiting for exactly that (rule 4). */
 export interface Gained {
@@ -53,7 +54,7 @@ export class RefetchCoordinator {
    * stale, so the next observer refetches. Not cached: nothing to do.
    */
   signal(key: QueryKey, options?: { evenIfInactive?: boolean }): SignalOutcome {
-    if (this.#life.signal.aborted) return 'absent';
+    if (this.#life.signal.aborted) return 'stopped';
     // By hash, not `find()`: find scans every cached query, and a flood of
     // notifications would make that quadratic.
     const query = this.#client.getQueryCache().get(hashKey(key));

@@ -1,8 +1,9 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpKeys } from '../core/keys';
 import { LIST_KINDS, type NotifiedList } from '../core/lists';
+import { checkContents } from '../core/readResult';
 import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables, Upstream } from '../core/upstream';
 import type { GroupLink } from './link';
@@ -43,7 +44,10 @@ export class Follower {
   readonly #pending = new Map<number, Pending>();
   readonly #covered = new Set<string>();
   #listsCovered = new Set<NotifiedList>();
-  /** When each entry last took content from the leader (newer content only). */
+  /**
+   * When each entry last took content from the leader: older content is not taken. Content of
+   * the same millisecond is (two reads can end in one, or in one coarsened `Date.now()`).
+   */
   readonly #applied = new WeakMap<Query, number>();
   #interestQueued = false;
 
@@ -285,7 +289,7 @@ export class Follower {
    */
   #apply(key: QueryKey, data: unknown, updatedAt: number): void {
     const query = this.#find(key);
-    if (!query || (this.#applied.get(query) ?? 0) >= updatedAt) return;
+    if (!query || (this.#applied.get(query) ?? 0) > updatedAt) return;
     if (!this.#asked(query) || !fitsKey(this.#link.context.keys, key, data)) return;
     this.#applied.set(query, updatedAt);
     this.#link.context.queryClient.setQueryData(key, data, { updatedAt });
@@ -306,11 +310,20 @@ export class Follower {
   }
 }
 
-/** Resource content with something in it, or a list: what a read of `key` can return. */
+/**
+ * What a read of `key` can return: a list, or content of that resource (a read answered with
+ * nothing, or with another resource's content, is an error: rule 8).
+ */
 function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
   if (keys.listOf(key) !== undefined) return Array.isArray(data);
-  const contents = (data as { contents?: unknown } | null)?.contents;
-  return keys.uriOf(key) !== undefined && Array.isArray(contents) && contents.length > 0;
+  const uri = keys.uriOf(key);
+  if (uri === undefined || typeof data !== 'object' || data === null) return false;
+  try {
+    checkContents(uri, data as ReadResourceResult);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function lostCall(): McpQueryError {

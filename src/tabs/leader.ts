@@ -105,6 +105,8 @@ export class Leader {
       if (this.#members.leave(message.tab)) this.#left(message.tab);
       return;
     }
+    // A message in this tab's own name is another script's: this tab never hears itself.
+    if (message.tab === this.#link.tab) return;
     // Requests of a tab that never said hello make it a member (it may have missed the
     // election); past MAX_TABS, new tabs are not served at all.
     const known = this.#members.has(message.tab);

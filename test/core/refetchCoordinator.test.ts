@@ -103,6 +103,18 @@ describe('RefetchCoordinator', () => {
     expect(client.getQueryCache().find({ queryKey: key })?.state.isInvalidated).toBe(true);
   });
 
+  it('a stopped coordinator reads nothing, and says so apart from a key that is not cached', async () => {
+    const { source } = setup();
+    source.finishOne();
+    await tick();
+    coordinator.stop();
+    expect(coordinator.signal(key)).toBe('stopped');
+    expect(coordinator.signal(['resource', 'never://seen'])).toBe('stopped');
+    coordinator.covered([{ key, awaited: false }]);
+    await tick();
+    expect(source.reads).toBe(1);
+  });
+
   it('a key nobody cached is ignored', () => {
     setup();
     expect(coordinator.signal(['resource', 'never://seen'])).toBe('absent');

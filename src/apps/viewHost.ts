@@ -61,9 +61,10 @@ export interface AppHostHandlers {
 
 /** The call the view shows, as far as it got. */
 export interface ToolCallState {
-  arguments?: Record<string, unknown>;
-  /** Arguments while a model still streams them. */
-  partialArguments?: Record<string, unknown>;
+  /** The call's arguments, once complete. */
+  input?: Record<string, unknown>;
+  /** The arguments so far, while a model still streams them. */
+  partialInput?: Record<string, unknown>;
   result?: CallToolResult;
   /** Set when the call was cancelled: why. */
   cancelled?: string;
@@ -233,16 +234,16 @@ export class ViewHost {
   #flushCall(): void {
     const call = this.#call;
     const sent = this.#sent;
-    if (!sent.input && call.arguments === undefined && call.partialArguments !== undefined) {
-      if (call.partialArguments !== sent.partial) {
-        sent.partial = call.partialArguments;
-        this.#notify('ui/notifications/tool-input-partial', { arguments: call.partialArguments });
+    if (!sent.input && call.input === undefined && call.partialInput !== undefined) {
+      if (call.partialInput !== sent.partial) {
+        sent.partial = call.partialInput;
+        this.#notify('ui/notifications/tool-input-partial', { arguments: call.partialInput });
       }
     }
     const finished = call.result !== undefined || call.cancelled !== undefined;
-    if (!sent.input && (call.arguments !== undefined || finished)) {
+    if (!sent.input && (call.input !== undefined || finished)) {
       sent.input = true;
-      this.#notify('ui/notifications/tool-input', { arguments: call.arguments ?? {} });
+      this.#notify('ui/notifications/tool-input', { arguments: call.input ?? {} });
     }
     if (sent.result || sent.cancelled) return;
     if (call.result !== undefined) {

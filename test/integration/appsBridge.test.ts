@@ -234,8 +234,8 @@ describe('an MCP App view (one server)', () => {
     const sync = connect(server);
     const done = { content: [{ type: 'text' as const, text: 'done' }] };
     const view = await openView(sync, {}, (host) => {
-      host.setCall({ arguments: { q: 'early' } });
-      host.setCall({ arguments: { q: 'early' }, result: done });
+      host.setCall({ input: { q: 'early' } });
+      host.setCall({ input: { q: 'early' }, result: done });
     });
     expect(view.beforeView).toEqual(['ui/notifications/sandbox-resource-ready']);
     await eventually(() => expect(view.received).toHaveLength(2));
@@ -249,15 +249,15 @@ describe('an MCP App view (one server)', () => {
     const server = await serve('modern');
     const sync = connect(server);
     const view = await openView(sync);
-    view.host.setCall({ partialArguments: { q: 'a' } });
-    view.host.setCall({ partialArguments: { q: 'ab' } });
-    view.host.setCall({ arguments: { q: 'abc' } });
+    view.host.setCall({ partialInput: { q: 'a' } });
+    view.host.setCall({ partialInput: { q: 'ab' } });
+    view.host.setCall({ input: { q: 'abc' } });
     view.host.setCall({
-      arguments: { q: 'abc' },
+      input: { q: 'abc' },
       result: { content: [{ type: 'text', text: 'done' }] },
     });
     view.host.setCall({
-      arguments: { q: 'abc' },
+      input: { q: 'abc' },
       result: { content: [{ type: 'text', text: 'done' }] },
       cancelled: 'too late',
     });
@@ -274,7 +274,7 @@ describe('an MCP App view (one server)', () => {
     const server = await serve('modern');
     const sync = connect(server);
     const view = await openView(sync);
-    view.host.setCall({ arguments: { q: 1 }, cancelled: 'the user stopped it' });
+    view.host.setCall({ input: { q: 1 }, cancelled: 'the user stopped it' });
     await eventually(() => expect(view.received).toHaveLength(2));
     expect(view.received).toEqual([
       { method: 'tool-input', params: { arguments: { q: 1 } } },

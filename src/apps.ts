@@ -8,6 +8,8 @@
  * <McpApp tool="get-time" input={args} result={result} sandbox="https://sandbox.example.com/" />
  * ```
  */
+
+export type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
 export { McpAppError, type McpAppErrorCode } from './apps/appErrors';
 export type { AppCsp } from './apps/csp';
 export type { AppLimits } from './apps/limits';

@@ -91,6 +91,17 @@ describe.each(ENDPOINT_IDS)('the demo app view on the %s endpoint', (endpoint) =
       (v) => v === shown,
     );
     expect(await text(view, '#call')).toBe(`called with {} → called ${TOOLS.counterApp} with {}`);
+    // Host context: the page's theme; sizing: the frame takes the height the view asks for.
+    expect(await view.locator('body').getAttribute('data-theme')).toBe('light');
+    const wanted = await view.evaluate(() =>
+      Math.ceil(document.body.getBoundingClientRect().height),
+    );
+    const frame = page.getByTestId('tool-app-view').locator('iframe');
+    await until(
+      "the frame to take the view's height",
+      () => frame.evaluate((element) => (element as HTMLElement).style.height),
+      (height) => height === `${wanted}px`,
+    );
     await settled(() => demo.counterReads(), 500, 10_000);
     expect((await demo.counterReads()) - readsBefore).toBe(1);
 

@@ -3,6 +3,7 @@ import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge
 import { useQuery } from '@tanstack/react-query';
 import { type CSSProperties, type ReactNode, useEffect, useMemo, useRef } from 'react';
 import { errorMessage, isNotFound } from '../core/errors';
+import type { McpCacheSync } from '../core/mcpCacheSync';
 import { toolListQueryOptions } from '../core/queryOptions';
 import { useMcpSync } from '../react/context';
 import { useResource } from '../react/useResource';
@@ -75,12 +76,12 @@ function viewUri(tool: Tool): unknown {
 }
 
 /** The sandbox URL, if it is one and not on this page's origin (the spec requires another). */
-function sandboxUrl(sandbox: string | URL): URL | McpAppError {
+function sandboxUrl(sandbox: string): URL | McpAppError {
   let url: URL;
   try {
     url = new URL(sandbox, window.location.href);
   } catch {
-    return new McpAppError('NO_SANDBOX', `the sandbox URL ${String(sandbox)} is not a URL`);
+    return new McpAppError('NO_SANDBOX', `the sandbox URL ${sandbox} is not a URL`);
   }
   if (url.origin === window.location.origin || url.origin === 'null') {
     return new McpAppError(
@@ -117,59 +118,65 @@ const defaultError = (error: McpAppError) => (
  */
 export function McpApp(props: McpAppProps) {
   const sync = useMcpSync('McpApp', props.scope);
-  const scope = sync.keys.scope;
-  const tools = useQuery(toolListQueryOptions({ scope }), sync.queryClient);
+  const tools = useQuery(toolListQueryOptions({ scope: sync.keys.scope }), sync.queryClient);
   const resolved = resolveTool(props.tool, tools.data, tools.error);
-  const uri = resolved && 'uri' in resolved ? resolved.uri : undefined;
+  // By value: a URL object made anew each render must not restart the view.
+  const href = String(props.sandbox);
+  const sandbox = useMemo(
+    () => (typeof window === 'undefined' ? undefined : sandboxUrl(href)),
+    [href],
+  );
+  const error =
+    resolved && 'error' in resolved
+      ? resolved.error
+      : sandbox instanceof McpAppError
+        ? sandbox
+        : undefined;
+  useReported(error, props.onError);
+  if (error) return (props.renderError ?? defaultError)(error);
+  if (!resolved || 'error' in resolved || !sandbox || sandbox instanceof McpAppError) {
+    return loading(props);
+  }
+  return <LoadedApp {...props} sync={sync} resolved={resolved} sandbox={sandbox} />;
+}
+
+interface LoadedAppProps extends Omit<McpAppProps, 'sandbox'> {
+  sync: McpCacheSync;
+  resolved: { tool: Tool; uri: string };
+  sandbox: URL;
+}
+
+/** The tool's view, once known: its HTML through the cache, then the frame. */
+function LoadedApp(props: LoadedAppProps) {
+  const { sync, resolved } = props;
+  const { uri } = resolved;
   // The view's HTML does not go stale by time: it is re-read when the server says it changed
   // (the observer holds its subscription) or when the cache lets it go.
-  const html = useResource(uri ?? '', {
-    scope,
-    enabled: uri !== undefined,
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const html = useResource(uri, { scope: sync.keys.scope, staleTime: Number.POSITIVE_INFINITY });
   const template = useMemo(
-    () => (uri && html.data ? templateFrom(uri, html.data) : undefined),
+    () => (html.data ? templateFrom(uri, html.data) : undefined),
     [uri, html.data],
   );
   const version = useVersion(template);
-  const sandbox = useMemo(
-    () => (typeof window === 'undefined' ? undefined : sandboxUrl(props.sandbox)),
-    [props.sandbox],
-  );
-
   let error: McpAppError | undefined;
-  if (resolved && 'error' in resolved) error = resolved.error;
-  else if (sandbox instanceof McpAppError) error = sandbox;
-  else if (template instanceof McpAppError) error = template;
-  else if (!template && html.error && uri) {
+  if (template instanceof McpAppError) error = template;
+  else if (!template && html.error) {
     error = isNotFound(html.error)
       ? new McpAppError('NOT_FOUND', `${uri} was not found on the server`, { cause: html.error })
       : new McpAppError('READ_FAILED', `${uri}: ${errorMessage(html.error)}`, {
           cause: html.error,
         });
   }
-  // Errors are derived anew each render: each distinct one is reported once.
-  const latestOnError = useRef(props.onError);
-  latestOnError.current = props.onError;
-  const reported = useRef<string | undefined>(undefined);
-  useEffect(() => {
-    if (error && reported.current !== error.message) latestOnError.current?.(error);
-    reported.current = error?.message;
-  });
-
+  useReported(error, props.onError);
   const renderError = props.renderError ?? defaultError;
   if (error) return renderError(error);
-  if (!resolved || !('tool' in resolved) || !template || !sandbox || sandbox instanceof McpAppError)
-    return props.fallback ?? <div data-mcp-app="loading">Loading the app…</div>;
+  if (!template || template instanceof McpAppError) return loading(props);
   return (
     <AppFrame
       key={version}
       {...props}
-      sync={sync}
       tool={resolved.tool}
-      template={template as AppTemplate}
-      sandbox={sandbox}
+      template={template}
       hostContext={props.hostContext}
       limits={props.limits}
       initTimeoutMs={props.initTimeoutMs}
@@ -180,6 +187,20 @@ export function McpApp(props: McpAppProps) {
       renderError={renderError}
     />
   );
+}
+
+const loading = (props: Pick<McpAppProps, 'fallback'>) =>
+  props.fallback ?? <div data-mcp-app="loading">Loading the app…</div>;
+
+/** Errors are derived anew each render: each distinct one is reported once. */
+function useReported(error: McpAppError | undefined, onError: McpAppProps['onError']): void {
+  const latest = useRef(onError);
+  latest.current = onError;
+  const reported = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (error && reported.current !== error.message) latest.current?.(error);
+    reported.current = error?.message;
+  });
 }
 
 /** A number that changes whenever `value` does (by identity), for keying a remount. */

@@ -163,16 +163,15 @@ export class ViewHost {
   /** Connects to the sandbox; the view must initialise within `initTimeoutMs`. */
   async start(): Promise<void> {
     const timeoutMs = this.#options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS;
-    this.#timer = setTimeout(
-      () =>
-        this.#fail(
-          new McpAppError(
-            'INIT_TIMEOUT',
-            `the view did not initialise within ${Math.round(timeoutMs / 100) / 10} s`,
-          ),
-        ),
-      timeoutMs,
-    );
+    const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
+    this.#timer = setTimeout(() => {
+      // Which of the two never came: the proxy page (a wrong URL, a sandbox server that is
+      // down or refuses this host), or the view in it.
+      const message = this.#sentResource
+        ? `the view did not initialise within ${seconds}`
+        : `the sandbox proxy did not answer within ${seconds}`;
+      this.#fail(new McpAppError('INIT_TIMEOUT', message));
+    }, timeoutMs);
     try {
       await this.#bridge.connect(this.#transport);
     } catch (error) {

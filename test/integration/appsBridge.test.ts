@@ -282,10 +282,13 @@ describe('an MCP App view (one server)', () => {
     ]);
   });
 
-  it('a view that never initialises ends in INIT_TIMEOUT, bounded, and holds nothing', async () => {
+  it.each([
+    ['a sandbox proxy that never answers', false, 'the sandbox proxy did not answer within 0.1 s'],
+    ['a view that never initialises', true, 'the view did not initialise within 0.1 s'],
+  ])('%s ends in INIT_TIMEOUT, bounded, and holds nothing', async (_, proxyAnswers, message) => {
     const server = await serve('modern');
     const sync = connect(server);
-    const [hostEnd] = InMemoryTransport.createLinkedPair();
+    const [hostEnd, proxyEnd] = InMemoryTransport.createLinkedPair();
     const statuses: string[] = [];
     const host = new ViewHostClass({
       sync,
@@ -299,13 +302,23 @@ describe('an MCP App view (one server)', () => {
     });
     cleanups.push(() => host.close());
     await host.start();
+    if (proxyAnswers) {
+      // The proxy gets the HTML; the view in it never sends ui/initialize.
+      await proxyEnd.start();
+      await proxyEnd.send({
+        jsonrpc: '2.0',
+        method: 'ui/notifications/sandbox-proxy-ready',
+        params: {},
+      });
+    }
     await eventually(() => expect(host.status.status).toBe('error'));
     const { status } = host;
     expect(status.status === 'error' && status.error).toMatchObject({
       code: 'INIT_TIMEOUT',
-      message: 'the view did not initialise within 0.1 s',
+      message,
     });
     expect(statuses).toEqual(['error']);
+    expect(host.subscriptions).toEqual([]);
   });
 
   it('a view that floods its host is closed (FLOOD) and its subscriptions are let go', async () => {

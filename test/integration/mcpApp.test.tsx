@@ -226,7 +226,7 @@ describe('<McpApp> (one server)', () => {
     });
   });
 
-  it('a view that never initialises ends in INIT_TIMEOUT, and its frame is removed', async () => {
+  it('a sandbox that never answers ends in INIT_TIMEOUT, and its frame is removed', async () => {
     const server = await serve('modern');
     const { container } = renderApp(
       server.url,
@@ -235,7 +235,7 @@ describe('<McpApp> (one server)', () => {
     await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
     expect(await errorOf()).toEqual({
       code: 'INIT_TIMEOUT',
-      message: 'the view did not initialise within 0.1 s',
+      message: 'the sandbox proxy did not answer within 0.1 s',
     });
     expect(container.querySelector('iframe')).toBeNull();
   });

@@ -14,5 +14,10 @@ export { McpAppError, type McpAppErrorCode } from './apps/appErrors';
 export type { AppCsp } from './apps/csp';
 export type { AppLimits } from './apps/limits';
 export { McpApp, type McpAppProps } from './apps/McpApp';
-export { APP_MIME_TYPE, viewUriOf, visibleToApps } from './apps/uiResource';
+export {
+  APP_MIME_TYPE,
+  MCP_APPS_EXTENSION,
+  viewUriOf,
+  visibleToApps,
+} from './apps/uiResource';
 export type { AppHostHandlers, ToolCallState } from './apps/viewHost';

@@ -8,6 +8,15 @@ import { type AppCsp, sanitizeCsp } from './csp';
 
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 
+/**
+ * What a host that renders MCP Apps declares (`capabilities.extensions`): pass it as
+ * `createServerRequests({ extensions: MCP_APPS_EXTENSION })`. A server SHOULD offer its UI tools
+ * only to clients that declare it.
+ */
+export const MCP_APPS_EXTENSION = {
+  'io.modelcontextprotocol/ui': { mimeTypes: [APP_MIME_TYPE] },
+};
+
 /** The deprecated flat key some servers still send beside `_meta.ui.resourceUri`. */
 const FLAT_RESOURCE_URI_KEY = 'ui/resourceUri';
 

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { EXAMPLE_APPS, type ExampleAppId } from '../../shared/demo';
+import { MCP_APPS_EXTENSION } from '../apps';
 import { useExampleServers } from '../hooks/useAppsInfo';
-import { McpProvider, useCallTool, useMcp } from '../mcp';
+import { createServerRequests, McpProvider, useCallTool, useMcp } from '../mcp';
 import { AppView } from './AppView';
 
 /**
@@ -11,6 +12,8 @@ import { AppView } from './AppView';
  */
 export function ExampleApps(props: { sandbox: string }) {
   const [open, setOpen] = useState(false);
+  // A host of MCP Apps says so: a server may offer its UI tools only to clients that declare it.
+  const [requests] = useState(() => createServerRequests({ extensions: MCP_APPS_EXTENSION }));
   const servers = useExampleServers(open);
   if (!open) {
     return (
@@ -46,7 +49,12 @@ export function ExampleApps(props: { sandbox: string }) {
           );
         }
         return (
-          <McpProvider key={example.id} url={where.url} scope={example.id}>
+          <McpProvider
+            key={example.id}
+            url={where.url}
+            scope={example.id}
+            serverRequests={requests}
+          >
             <ExampleApp
               id={example.id}
               label={example.label}

@@ -49,8 +49,9 @@ function handlersOf(latest: { current: AppFrameProps }): AppHostHandlers {
 
 /**
  * One view in its sandbox frame. The frame's `src` is set only once the host listens, so the
- * proxy's first message cannot be missed; a new template (the server changed the view) is a
- * new AppFrame (McpApp keys it), so the view reloads.
+ * proxy's first message cannot be missed. Whatever the view is made of (template, tool, server,
+ * sandbox) is fixed for an AppFrame: McpApp keys it, so a change (the server changed the view)
+ * is a new frame and the view reloads.
  */
 export function AppFrame(props: AppFrameProps) {
   const frame = useRef<HTMLIFrameElement>(null);
@@ -72,15 +73,19 @@ export function AppFrame(props: AppFrameProps) {
       hostContext: latest.current.hostContext,
       limits: latest.current.limits,
       initTimeoutMs: latest.current.initTimeoutMs,
-      onStatus: setStatus,
+      // Only the current view's status counts (StrictMode starts one and closes it at once).
+      onStatus: (next) => {
+        if (host.current === view) setStatus(next);
+      },
       onSizeChange: (size) => {
         if (size.height !== undefined) setHeight(size.height);
         latest.current.onSizeChange?.(size);
       },
       ...handlersOf(latest),
     };
-    const view = new ViewHost(options);
+    const view: ViewHost = new ViewHost(options);
     host.current = view;
+    setStatus(view.status);
     view.setCall(callOf(latest.current));
     void view.start();
     const url = new URL(sandbox);

@@ -157,7 +157,8 @@ function LoadedApp(props: LoadedAppProps) {
     () => (html.data ? templateFrom(uri, html.data) : undefined),
     [uri, html.data],
   );
-  const version = useVersion(template);
+  // Whatever the view is made of is its identity: a change starts a new view (a new frame).
+  const version = useVersion([template, resolved.tool, sync, props.sandbox.href]);
   let error: McpAppError | undefined;
   if (template instanceof McpAppError) error = template;
   else if (!template && html.error) {
@@ -203,9 +204,12 @@ function useReported(error: McpAppError | undefined, onError: McpAppProps['onErr
   });
 }
 
-/** A number that changes whenever `value` does (by identity), for keying a remount. */
-function useVersion(value: unknown): number {
-  const state = useRef({ value, version: 0 });
-  if (state.current.value !== value) state.current = { value, version: state.current.version + 1 };
+/** A number that changes whenever one of `values` does (by identity), for keying a remount. */
+function useVersion(values: unknown[]): number {
+  const state = useRef({ values, version: 0 });
+  const { current } = state;
+  if (values.some((value, i) => !Object.is(value, current.values[i]))) {
+    state.current = { values, version: current.version + 1 };
+  }
   return state.current.version;
 }

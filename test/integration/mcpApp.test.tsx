@@ -240,6 +240,19 @@ describe('<McpApp> (one server)', () => {
     expect(container.querySelector('iframe')).toBeNull();
   });
 
+  it('a view that failed starts again, in a new frame, when the server changes it', async () => {
+    const server = await serve('modern');
+    const { container } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} initTimeoutMs={100} />,
+    );
+    expect((await errorOf()).code).toBe('INIT_TIMEOUT');
+    await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
+    server.setText(VIEW, '<!doctype html><html><body>view v2</body></html>');
+    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it('a view the server marks public is kept by a persister, like any public resource', async () => {
     const server = await serve('modern');
     const queryClient = new QueryClient();

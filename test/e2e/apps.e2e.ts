@@ -127,7 +127,7 @@ describe.each(ENDPOINT_IDS)('the demo app view on the %s endpoint', (endpoint) =
 });
 
 describe('isolation in Chromium', () => {
-  it('the view runs on an opaque origin, reaches neither its proxy nor the host, and its CSP blocks its network', async () => {
+  it('the view runs on an opaque origin, reaches neither its proxy nor the host, its CSP blocks its network, and navigating away ends it', async () => {
     const { page, ui } = await openDashboard();
     await ui.byId('tool-app').click();
     const view = await viewFrame(page, 'tool-app-view');
@@ -158,6 +158,16 @@ describe('isolation in Chromium', () => {
       new URL('/demo/state', page.url()).href,
     );
     expect(blocked).toBe('connect-src');
+    // Navigating its frame away (to show another page inside the host) ends the view: the
+    // proxy removes the frame and relays nothing more.
+    await view.evaluate(() => {
+      window.location.href = 'about:blank';
+    });
+    await until(
+      'the proxy to remove the navigated frame',
+      async () => proxy?.childFrames().length,
+      (n) => n === 0,
+    );
   });
 
   it('a message the view posts to the host window directly is ignored; through its proxy it is served', async () => {

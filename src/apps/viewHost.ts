@@ -1,21 +1,19 @@
 /**
  * The host side of one MCP App view, without React: an ext-apps `AppBridge` whose server-facing
- * requests are served by this package instead of a raw SDK client. Tool calls go through
- * `callTool` (as `useCallTool` does) on the view's own server only, for tools visible to apps;
- * reads come from the TanStack cache; subscriptions are observers of it (viewSubscriptions.ts).
+ * requests are served by this package instead of a raw SDK client (serverFacing.ts), and whose
+ * lifecycle is bounded: the sandbox and the view initialise in time, the view's messages stay
+ * within its limits, and it is told the call it shows only once initialised, in order.
  *
  * The bridge gets no SDK client on purpose: given one, AppBridge forwards requests past the
  * cache and installs its own `list_changed` handlers on the client, replacing the package's
  * (the SDK keeps one handler per method).
  */
-import {
-  type CallToolResult,
-  type Implementation,
-  type LoggingMessageNotification,
-  ProtocolError,
-  ProtocolErrorCode,
-  type Tool,
-  type Transport,
+import type {
+  CallToolResult,
+  Implementation,
+  LoggingMessageNotification,
+  Tool,
+  Transport,
 } from '@modelcontextprotocol/client';
 import {
   AppBridge,
@@ -27,16 +25,11 @@ import {
 } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { McpCacheSync } from '../core/mcpCacheSync';
 import { DEFAULTS } from '../core/options';
-import {
-  resourceListQueryOptions,
-  resourceTemplatesQueryOptions,
-  toolListQueryOptions,
-} from '../core/queryOptions';
-import { callTool } from '../core/tools';
 import { McpAppError } from './appErrors';
 import { GuardedTransport } from './guardedTransport';
 import { type AppLimits, DEFAULT_LIMITS, MessageBudget } from './limits';
-import { type AppTemplate, visibleToApps } from './uiResource';
+import { refused, serveServerFacing } from './serverFacing';
+import type { AppTemplate } from './uiResource';
 import { ViewSubscriptions } from './viewSubscriptions';
 
 /** What the host decides for a view. Every callback is optional; without one, the view is refused. */
@@ -93,8 +86,6 @@ export interface ViewHostOptions extends AppHostHandlers {
 
 const DEFAULT_INIT_TIMEOUT_MS = 10_000;
 
-const refused = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidRequest, message);
-
 export class ViewHost {
   readonly #options: ViewHostOptions;
   readonly #bridge: AppBridge;
@@ -111,7 +102,6 @@ export class ViewHost {
   };
   #context: McpUiHostContext;
   #queue: Promise<void> = Promise.resolve();
-  #refreshedTools = false;
 
   constructor(options: ViewHostOptions) {
     this.#options = options;
@@ -294,68 +284,13 @@ export class ViewHost {
       await options.onUpdateModelContext(params);
       return {};
     };
-    bridge.oncalltool = async (params, context) => {
-      const tool = await this.#appTool(params.name);
-      if (options.allowToolCall && !options.allowToolCall(tool, params.arguments)) {
-        throw refused(`the host does not let this view call "${params.name}"`);
-      }
-      return callTool(options.sync, {
-        name: params.name,
-        ...(params.arguments && { arguments: params.arguments }),
-        signal: context.mcpReq.signal,
-      });
-    };
-    bridge.onreadresource = async ({ uri }) => {
-      this.#allowed(uri);
-      return options.sync.queryClient.fetchQuery(options.sync.resourceQueryOptions(uri));
-    };
-    bridge.setRequestHandler('resources/subscribe', ({ params }) => {
-      this.#allowed(params.uri);
-      if (this.#live()) this.#subscriptions.subscribe(params.uri);
-      return {};
+    serveServerFacing(bridge, {
+      sync: options.sync,
+      subscriptions: this.#subscriptions,
+      live: () => this.#live(),
+      ...(options.allowToolCall && { allowToolCall: options.allowToolCall }),
+      ...(options.allowResource && { allowResource: options.allowResource }),
     });
-    bridge.setRequestHandler('resources/unsubscribe', ({ params }) => {
-      this.#subscriptions.unsubscribe(params.uri);
-      return {};
-    });
-    const scope = { scope: options.sync.keys.scope };
-    const { queryClient } = options.sync;
-    bridge.onlistresources = async () => ({
-      resources: await queryClient.fetchQuery(resourceListQueryOptions(scope)),
-    });
-    bridge.onlistresourcetemplates = async () => ({
-      resourceTemplates: await queryClient.fetchQuery(resourceTemplatesQueryOptions(scope)),
-    });
-  }
-
-  #allowed(uri: unknown): void {
-    if (typeof uri !== 'string' || uri === '') throw refused('a resource URI must be a string');
-    if (this.#options.allowResource && !this.#options.allowResource(uri)) {
-      throw refused(`the host does not let this view read ${uri}`);
-    }
-  }
-
-  /**
-   * A tool of the view's own server that apps may call. An unknown name refreshes the list once
-   * per view (it may be newer than the cache), never more: a view cannot make the host list
-   * tools in a loop.
-   */
-  async #appTool(name: string): Promise<Tool> {
-    const { queryClient, keys } = this.#options.sync;
-    const options = toolListQueryOptions({ scope: keys.scope });
-    let tools = await queryClient.ensureQueryData(options);
-    if (!tools.some((tool) => tool.name === name) && !this.#refreshedTools) {
-      this.#refreshedTools = true;
-      tools = await queryClient.fetchQuery({ ...options, staleTime: 0 });
-    }
-    const tool = tools.find((entry) => entry.name === name);
-    if (!tool) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no tool "${name}" on this server`);
-    }
-    if (!visibleToApps(tool)) {
-      throw refused(`tool "${name}" is not visible to apps (_meta.ui.visibility)`);
-    }
-    return tool;
   }
 }
 

@@ -197,6 +197,24 @@ describe('isolation in Chromium', () => {
     expect(sent[0]).toContain('"via":"proxy"');
   });
 
+  it('a view that floods its host ends in an error in the component, and its frame is removed', async () => {
+    const { page, ui } = await openDashboard();
+    await ui.byId('tool-app').click();
+    const view = await viewFrame(page, 'tool-app-view');
+    await view.evaluate(() => {
+      for (let id = 1; id <= 1000; id += 1) {
+        window.parent.postMessage({ jsonrpc: '2.0', id: 10_000 + id, method: 'ping' }, '*');
+      }
+    });
+    const alert = ui.byId('tool-app-view').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.getAttribute('data-code')).toBe('FLOOD');
+    expect(await alert.textContent()).toBe(
+      'the view sent more than 200 messages at once and was closed',
+    );
+    expect(await ui.byId('tool-app-view').locator('iframe').count()).toBe(0);
+  });
+
   it("a view is served by its own host only: another view's host (another server) and another view's proxy ignore it", async () => {
     const { page, ui } = await openDashboard();
     await ui.byId('tool-app').click();

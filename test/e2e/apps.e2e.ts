@@ -5,8 +5,10 @@
  *   `resources/read` in total for host and view, the view follows a change made on the server,
  *   and nothing polls (reads counted on the server), on both eras.
  * - Isolation, as the browser enforces it: the view's origin is opaque, it reaches neither its
- *   sandbox proxy nor the host page, its CSP blocks its network, and what it posts to the host
- *   window directly (past its proxy) is ignored.
+ *   sandbox proxy nor the host page, its CSP blocks its network, navigating its frame away ends
+ *   it; what it posts to the host window directly (past its proxy) is ignored, and so is what it
+ *   posts through another view's proxy or meant for another view's host; a flood ends it in an
+ *   error.
  * - The official example app servers from npm (`server-basic-react`, `server-basic-vanillajs`):
  *   each renders, calls its tool through the bridge and shows the result; its `ui/message`
  *   reaches the host, and its link opens only if the user agrees.

@@ -17,10 +17,12 @@ import {
   type ViewHostOptions,
 } from '../../src/apps/viewHost';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
+import { shareAcrossTabs } from '../../src/tabs';
 import type { StoredTool, TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
+import { BrowserLocks, tabChannels } from '../support/tabs';
 import { eventually, settled } from '../support/wait';
 
 const VIEW_URI = 'ui://board/view.html';
@@ -53,13 +55,19 @@ async function serve(kind: (typeof ERA_CASES)[number]['kind']): Promise<TestServ
   return server;
 }
 
-function connect(server: TestServer): McpCacheSync {
+function connect(server: TestServer, locks?: BrowserLocks): McpCacheSync {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retryDelay: 10 } } });
+  const tab = locks?.tab();
+  const channels = tabChannels();
+  cleanups.push(() => channels.closeAll());
   const sync = new McpCacheSync({
     queryClient,
     url: server.url,
     lingerMs: 30,
     reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
+    ...(tab && {
+      shareAcrossTabs: shareAcrossTabs({ locks: tab.locks, channel: channels.open }),
+    }),
   });
   sync.mount();
   cleanups.push(async () => {
@@ -225,6 +233,30 @@ describe.each(ERA_CASES)('an MCP App view on the $kind server', ({ kind }) => {
     await second.host.close();
     expect(second.host.subscriptions).toEqual([]);
     await eventually(() => expect(server.subscribedUris()).not.toContain(LIVE));
+  });
+});
+
+describe.each(ERA_CASES)('an MCP App view in a follower tab, on the $kind server', ({ kind }) => {
+  it("goes through the leader tab's connection: its hold, its updates, its tool call", async () => {
+    const server = await serve(kind);
+    const locks = new BrowserLocks();
+    const leader = connect(server, locks);
+    await eventually(() => expect(diagnosticsOf(leader).tabs?.leader).toBe(true));
+    const follower = connect(server, locks);
+    await eventually(() => expect(diagnosticsOf(follower).tabs?.tabs).toBe(2));
+    const { app, updates } = await openView(follower);
+
+    await app.request({ method: 'resources/subscribe', params: { uri: LIVE } });
+    expect(textOf(await app.readServerResource({ uri: LIVE }))).toBe('1');
+    await eventually(() => expect(server.subscribedUris()).toContain(LIVE));
+    server.setText(LIVE, '2');
+    await eventually(() => expect(updates).toEqual([LIVE]));
+    expect(textOf(await app.readServerResource({ uri: LIVE }))).toBe('2');
+
+    const result = await app.callServerTool({ name: 'echo', arguments: { x: 2 } });
+    expect(result.content[0]).toEqual({ type: 'text', text: 'called echo with {"x":2}' });
+    expect(server.counters().toolCalls).toBe(1);
+    expect(server.openStreams()).toBe(1);
   });
 });
 

@@ -10,7 +10,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { dehydrate, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpProvider, shouldPersistQuery } from '../../src';
 import { McpApp, type McpAppError } from '../../src/apps';
 import type { StoredTool, TestServer } from '../servers';
@@ -33,6 +33,7 @@ const TOOLS: StoredTool[] = [
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   cleanup();
   await sleep(20); // the provider tears down on the next macrotask
   for (const close of cleanups.splice(0).reverse()) await close();
@@ -238,6 +239,24 @@ describe('<McpApp> (one server)', () => {
       message: 'the sandbox proxy did not answer within 0.1 s',
     });
     expect(container.querySelector('iframe')).toBeNull();
+  });
+
+  it('unmounted, a view leaves no message listener behind and lets its view resource go', async () => {
+    const server = await serve('modern');
+    const added = vi.spyOn(window, 'addEventListener');
+    const removed = vi.spyOn(window, 'removeEventListener');
+    const listeners = (spy: typeof added) =>
+      spy.mock.calls.filter(([type]) => type === 'message').map(([, listener]) => listener);
+    const { container, unmount } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} />,
+    );
+    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
+    expect(listeners(added)).toHaveLength(1);
+    unmount();
+    await waitFor(() => expect(listeners(removed)).toEqual(listeners(added)));
+    await waitFor(() => expect(server.subscribedUris()).not.toContain(VIEW));
   });
 
   it('a view that failed starts again, in a new frame, when the server changes it', async () => {

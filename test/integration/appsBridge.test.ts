@@ -333,9 +333,9 @@ describe('an MCP App view (one server)', () => {
       onStatus: (status) => statuses.push(status.status),
     });
     cleanups.push(() => host.close());
-    await host.start();
     if (proxyAnswers) {
-      // The proxy gets the HTML; the view in it never sends ui/initialize.
+      // The proxy says it is ready (queued until the host listens, so no timer can come
+      // first) and gets the HTML; the view in it never sends ui/initialize.
       await proxyEnd.start();
       await proxyEnd.send({
         jsonrpc: '2.0',
@@ -343,6 +343,7 @@ describe('an MCP App view (one server)', () => {
         params: {},
       });
     }
+    await host.start();
     await eventually(() => expect(host.status.status).toBe('error'));
     const { status } = host;
     expect(status.status === 'error' && status.error).toMatchObject({

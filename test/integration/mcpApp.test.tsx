@@ -261,11 +261,14 @@ describe('<McpApp> (one server)', () => {
 
   it('a view that failed starts again, in a new frame, when the server changes it', async () => {
     const server = await serve('modern');
-    const { container } = renderApp(
+    const { container, show } = renderApp(
       server.url,
       <McpApp tool="show_board" sandbox={SANDBOX} initTimeoutMs={100} />,
     );
     expect((await errorOf()).code).toBe('INIT_TIMEOUT');
+    // The next view gets all the time it needs: a changed prop alone restarts nothing.
+    show(<McpApp tool="show_board" sandbox={SANDBOX} initTimeoutMs={60_000} />);
+    expect(screen.getByRole('alert').getAttribute('data-code')).toBe('INIT_TIMEOUT');
     await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
     server.setText(VIEW, '<!doctype html><html><body>view v2</body></html>');
     await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());

@@ -36,16 +36,18 @@ export class GuardedTransport implements Transport {
     this.#budget = options.budget;
     this.#maxInFlight = options.inFlight;
     this.#onFlood = options.onFlood;
+  }
+
+  /** Wired on start, once the bridge listens: what came earlier waits in the inner transport. */
+  start(): Promise<void> {
+    const inner = this.#inner;
     inner.onclose = () => this.onclose?.();
     // A message the frame could not parse is still a message the view sent.
     inner.onerror = (error) => {
       if (this.#charge()) this.onerror?.(error);
     };
     inner.onmessage = (message, extra) => this.#received(message, extra);
-  }
-
-  start(): Promise<void> {
-    return this.#inner.start();
+    return inner.start();
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {

@@ -3,8 +3,8 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 // Entries a React Server Components bundler must treat as client modules (hooks, context,
-// components). `core` and `server` stay without the directive so server code can import them.
-const CLIENT_ENTRIES = new Set(['index', 'servers', 'devtools', 'devtools.noop']);
+// components). `core`, `server` and `apps/sandbox` stay without it so server code can import them.
+const CLIENT_ENTRIES = new Set(['index', 'servers', 'apps', 'devtools', 'devtools.noop']);
 
 export default defineConfig({
   plugins: [react()],
@@ -16,6 +16,8 @@ export default defineConfig({
         auth: 'src/auth.ts',
         tabs: 'src/tabs.ts',
         servers: 'src/servers.ts',
+        apps: 'src/apps.ts',
+        'apps/sandbox': 'src/apps/sandbox.ts',
         devtools: 'src/devtools.ts',
         'devtools.noop': 'src/devtools.noop.ts',
         server: 'src/server/index.ts',

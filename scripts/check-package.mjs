@@ -6,8 +6,9 @@
  *  - are-the-types-wrong, profile `esm-only`: the package is ESM only (no `require` condition,
  *    on purpose), so the CommonJS resolutions (node10, node16-from-CJS) are out of scope; the
  *    `node16` (from ESM) and `bundler` resolutions of every subpath must be clean.
- *  - The built entries: `'use client'` first in the React entries and absent from `/core` and
- *    `/server`, whose module graphs must not reach React; the `/devtools` no-op imports nothing.
+ *  - The built entries: `'use client'` first in the React entries (`.`, `/apps`, `/devtools`) and
+ *    absent from `/core`, `/auth`, `/tabs`, `/server` and `/apps/sandbox`, whose module graphs
+ *    must not reach React; the `/devtools` no-op imports nothing.
  *  - Contents: only dist/, README, LICENSE, CHANGELOG; LICENSE is the license package.json
  *    names; CHANGELOG has a section for package.json's version.
  */
@@ -20,6 +21,7 @@ import { bin, CheckFailed, main, must, run, seconds } from './lib/run.mjs';
 const CLIENT_ENTRIES = [
   './dist/index.js',
   './dist/servers.js',
+  './dist/apps.js',
   './dist/devtools.js',
   './dist/devtools.noop.js',
 ];
@@ -28,6 +30,8 @@ const SERVER_SAFE_ENTRIES = [
   './dist/auth.js',
   './dist/tabs.js',
   './dist/server.js',
+  // The sandbox proxy's page, answered by a server: nothing of React or of the browser.
+  './dist/apps/sandbox.js',
 ];
 const ALLOWED_FILES = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/.+)$/;
 

@@ -4,11 +4,17 @@
  * packed package (as scripts/check-example.mjs does) and fails when the package's own code in
  * that bundle — devtools excluded, since a production build has none — exceeds the budget.
  * Gzip level 9 of the bytes the bundle's source maps attribute to node_modules/mcp-react-query.
+ *
+ * The optional `mcp-react-query/apps` entry is measured apart: the same app with `<McpApp>`
+ * imported too, minus the main figure. The budget and the ceiling are the main entry's.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { sharesOf } from './lib/bundleSize.mjs';
 import { buildApp, buildServersProbe, formatReport, prepareApp } from './lib/example.mjs';
 import { packPackage } from './lib/pack.mjs';
-import { CheckFailed, main, seconds } from './lib/run.mjs';
+import { CheckFailed, main, ROOT, seconds } from './lib/run.mjs';
 
 /** Issue 12's budget, in bytes of gzip (1 kB = 1000 bytes, as Vite prints sizes): not met yet. */
 export const BUDGET_GZIP_BYTES = 10_000;
@@ -129,6 +135,22 @@ async function serversReport() {
   ].join('\n');
 }
 
+/** What importing `<McpApp>` adds to the app, and what its peer's AppBridge weighs on its own. */
+async function appsReport(mainGzip) {
+  const withApps = await buildApp({ withApps: true });
+  const total = withApps.groups['mcp-react-query']?.gzip ?? 0;
+  const bridge = readFileSync(
+    join(ROOT, 'node_modules/@modelcontextprotocol/ext-apps/dist/src/app-bridge.js'),
+  );
+  const bridgeGzip = gzipSync(bridge, { level: 9 }).length;
+  return [
+    `mcp-react-query/apps (<McpApp>), measured apart: the app with it imported too has ${total} B`,
+    `gzip of mcp-react-query, so the entry adds ${total - mainGzip} B to the main entry's ${mainGzip} B.`,
+    `Its peer @modelcontextprotocol/ext-apps (AppBridge, minified as published) adds ${bridgeGzip} B gzip`,
+    'more, less what it shares with the SDK (zod, @modelcontextprotocol/core).',
+  ].join('\n');
+}
+
 main(async () => {
   const started = performance.now();
   await prepareApp(await packPackage());
@@ -137,6 +159,7 @@ main(async () => {
   const ours = report.groups['mcp-react-query']?.gzip ?? 0;
   if (ours > 0) console.log(`\n${areaReport(report.sources['mcp-react-query'], ours)}`);
   console.log(`\n${await serversReport()}`);
+  if (ours > 0) console.log(`\n${await appsReport(ours)}`);
   const verdict = `mcp-react-query: ${ours} B gzip of ${report.total.gzip} B total; budget ${BUDGET_GZIP_BYTES} B, ceiling ${CEILING_GZIP_BYTES} B`;
   if (ours === 0)
     throw new CheckFailed('no mcp-react-query code found in the bundle: the measurement is broken');

@@ -4,6 +4,9 @@
  * process. The two MCP endpoints also send CORS headers (cors.ts) for apps on other origins,
  * such as examples/vite-react.
  *
+ * MCP Apps (appsHost.ts): the sandbox proxy on its own port and the official example app servers,
+ * found by the page at `GET /demo/apps`.
+ *
  * The sign-in demo (protectedDemo.ts): `/mcp-protected` and `/mcp-protected-legacy` want bearer
  * tokens from the demo authorization server, which this plugin starts on its own loopback port.
  *
@@ -15,9 +18,11 @@
  */
 import type { Connect, Plugin } from 'vite';
 import { ENDPOINTS, PROTECTED_ENDPOINTS, SECOND_ENDPOINT } from '../shared/demo';
+import { AppsHost } from './appsHost';
 import { handleControl } from './controlApi';
 import { applyCors } from './cors';
 import { DemoServer } from './demoServer';
+import { sendJson } from './http';
 import { ProtectedDemo } from './protectedDemo';
 import { scaleConfigFromEnv, scaleMode } from './scaleEnv';
 
@@ -52,6 +57,7 @@ export function mcpDemoServer(): Plugin {
       const protectedDemo = await ProtectedDemo.start();
       // The Servers page's "second instance": its own store and clock, the same URIs and tools.
       const second = new DemoServer();
+      const apps = new AppsHost();
       const middleware: Connect.NextHandleFunction = (req, res, next) => {
         // Matched by hand: `use('/mcp', …)` would strip the prefix from req.url.
         const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -68,7 +74,15 @@ export function mcpDemoServer(): Plugin {
           if (!applyCors(req, res)) void second.handle('modern', req, res);
         }
         // Scaled: reading the state is the dashboard's own view; a change goes to one instance.
-        else if (path.startsWith('/demo/') && forwardControl && req.method !== 'GET') {
+        else if (
+          (path === '/demo/apps' || path === '/demo/apps/examples') &&
+          req.method === 'GET'
+        ) {
+          (path === '/demo/apps' ? apps.info() : apps.examples()).then(
+            (answer) => sendJson(res, 200, answer),
+            (error: unknown) => sendJson(res, 500, { error: String(error) }),
+          );
+        } else if (path.startsWith('/demo/') && forwardControl && req.method !== 'GET') {
           forwardControl(req, res, next);
         } else if (path.startsWith('/demo/')) void handleControl(demo, req, res);
         else if (!protectedDemo.handle(path, req, res)) next();
@@ -96,6 +110,7 @@ export function mcpDemoServer(): Plugin {
         void demo.close();
         void second.close();
         void protectedDemo.close();
+        void apps.close();
       });
     },
   };

@@ -1,5 +1,6 @@
 import type { StoredResource } from '../../test/servers/index';
 import { type Board, URIS } from '../shared/demo';
+import { counterAppHtml } from './counterApp';
 
 export const INITIAL_CONFIG = {
   theme: 'dark',
@@ -66,6 +67,14 @@ export function seedResources(imageBase64: string, board: Board): StoredResource
       description: 'Changed by the rename_board tool, with what the user answered',
       mimeType: 'application/json',
       text: JSON.stringify(board, null, 2),
+    },
+    {
+      uri: URIS.counterApp,
+      name: 'counter-app',
+      title: 'Counter app (MCP App view)',
+      description: 'The view of the show_counter tool: HTML the host runs in its sandbox',
+      mimeType: 'text/html;profile=mcp-app',
+      text: counterAppHtml(),
     },
   ];
   return resources.map((resource) => ({ ...resource, ...PUBLIC }));

@@ -9,7 +9,7 @@
  * is change a resource with the answer; `DemoStore` reports every answered ask so the demo can.
  */
 import { type AskRecord, ResourceStore, type StoredTool } from '../../test/servers/index';
-import { BOARD_COLORS, type Board, TOOLS } from '../shared/demo';
+import { BOARD_COLORS, type Board, TOOLS, URIS } from '../shared/demo';
 
 export const INITIAL_BOARD: Board = {
   title: 'Team board',
@@ -70,6 +70,12 @@ export function demoTools(board: Board): StoredTool[] {
           required: ['title'],
         },
       },
+    },
+    {
+      name: TOOLS.counterApp,
+      title: 'Show the counter app',
+      description: 'Shows the live counter as an MCP App view (ui://demo/counter.html)',
+      _meta: { ui: { resourceUri: URIS.counterApp } },
     },
     {
       name: TOOLS.failing,

@@ -23,11 +23,14 @@ export const URIS = {
   image: 'image://logo.png',
   flaky: 'report://flaky',
   board: 'board://team',
+  /** The demo's own MCP App: a view of the counter that subscribes to it (`show_counter`). */
+  counterApp: 'ui://demo/counter.html',
 } as const;
 
 /** The demo tools (Tools card): one asks the user, one reports a failure, one does not exist. */
 export const TOOLS = {
   rename: 'rename_board',
+  counterApp: 'show_counter',
   failing: 'check_links',
   missing: 'no_such_tool',
 } as const;
@@ -162,3 +165,25 @@ export interface ScaledAnswer {
   /** Scaled mode: the instance that handled a control-API change. */
   handledBy?: string;
 }
+
+// ── MCP Apps (issue 20) ───────────────────────────────────────────────────────────────────────
+
+/** The official example app servers from npm the playground runs beside the demo. */
+export const EXAMPLE_APPS = [
+  { id: 'basic-react', label: 'server-basic-react', tool: 'get-time' },
+  { id: 'basic-vanillajs', label: 'server-basic-vanillajs', tool: 'get-time' },
+] as const;
+
+export type ExampleAppId = (typeof EXAMPLE_APPS)[number]['id'];
+
+/** What `GET /demo/apps` answers: where views run. */
+export interface AppsInfo {
+  /** The sandbox proxy page, on its own port (another origin than the page). */
+  sandbox: string;
+}
+
+/**
+ * What `GET /demo/apps/examples` answers (starting them on the first call): each example
+ * server's MCP endpoint, or why it is not running.
+ */
+export type ExampleServers = Record<ExampleAppId, { url: string } | { error: string }>;

@@ -3,6 +3,7 @@ import { PersistQueryClientProvider } from '@tanstack/react-query-persist-client
 import type { ReactNode } from 'react';
 import { useState } from 'react';
 import { ENDPOINTS, type EndpointId, isEndpointId, SERVERS_CALLBACK_PATH } from '../shared/demo';
+import { MCP_APPS_EXTENSION } from './apps';
 import { Callback } from './components/Callback';
 import { Dashboard } from './components/Dashboard';
 import { ServersCallback } from './components/ServersCallback';
@@ -75,7 +76,10 @@ function Session(props: SessionProps) {
   // All tabs of this page on one server share one connection, held by the elected leader tab.
   const [tabs] = useState(() => (props.share ? shareAcrossTabs() : undefined));
   // Created once per connection: the Tools card answers the server's questions (elicitations).
-  const [serverRequests] = useState(() => createServerRequests({ elicitation: true }));
+  // It also declares MCP Apps: the Tools card renders views (`<McpApp>`).
+  const [serverRequests] = useState(() =>
+    createServerRequests({ elicitation: true, extensions: MCP_APPS_EXTENSION }),
+  );
   const url = new URL(ENDPOINTS[props.endpoint].path, window.location.origin).href;
   return (
     <CacheProvider client={queryClient} url={url} persist={props.persist}>

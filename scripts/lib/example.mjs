@@ -143,10 +143,30 @@ function classifier() {
 }
 
 /**
- * The production build (`vite build`, the app's own config), in this process so the size plugin
- * can sit beside the app's plugins. Resolves with the size report.
+ * The app with one `<McpApp>` import added to its entry (kept alive, so it is not shaken out):
+ * what `mcp-react-query/apps` costs an app that already uses the main entry. Its peer
+ * `@modelcontextprotocol/ext-apps` stays external (the example does not install it), so the
+ * package's own code is all that is added.
  */
-export async function buildApp() {
+function withAppsEntry() {
+  return {
+    name: 'mcp-react-query:with-apps',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.endsWith('/src/main.tsx')) return undefined;
+      const added = `\nimport { McpApp as __McpApp } from 'mcp-react-query/apps';\nglobalThis.__mcpApp = __McpApp;\n`;
+      // Appended: nothing of the file moves, so its source map stays right (`map: null`).
+      return { code: `${code}${added}`, map: null };
+    },
+  };
+}
+
+/**
+ * The production build (`vite build`, the app's own config), in this process so the size plugin
+ * can sit beside the app's plugins. Resolves with the size report. `withApps`: the same app with
+ * `mcp-react-query/apps` imported too (into dist-apps/).
+ */
+export async function buildApp({ withApps = false } = {}) {
   const { build } = await import(
     pathToFileURL(join(APP_DIR, 'node_modules/vite/dist/node/index.js')).href
   );
@@ -157,12 +177,18 @@ export async function buildApp() {
     // Hidden: the maps are for the measurement; the code is byte for byte the normal build's.
     build: {
       sourcemap: 'hidden',
-      outDir: 'dist',
+      outDir: withApps ? 'dist-apps' : 'dist',
       emptyOutDir: true,
       // One page, one chunk, mostly SDK: Vite's "over 500 kB" hint is noise next to the report.
       chunkSizeWarningLimit: 2000,
+      ...(withApps && {
+        rolldownOptions: { external: [/^@modelcontextprotocol\/ext-apps(\/|$)/] },
+      }),
     },
-    plugins: [bundleSizePlugin({ classify: classifier(), onReport: (r) => (report = r) })],
+    plugins: [
+      ...(withApps ? [withAppsEntry()] : []),
+      bundleSizePlugin({ classify: classifier(), onReport: (r) => (report = r) }),
+    ],
   });
   if (!report) throw new Error('the size plugin did not run');
   return report;

@@ -36,6 +36,7 @@ export class CacheBridge implements ChangeTarget {
   readonly #coordinator: RefetchCoordinator;
   readonly #holds: ObserverHolds;
   readonly #listTtl = new Map<ListKind, number>();
+  #queryFn: QueryFunction | undefined;
   #listFingerprint: ListFingerprint | undefined;
   #listData: unknown;
   #unsubscribe: (() => void) | undefined;
@@ -58,6 +59,7 @@ export class CacheBridge implements ChangeTarget {
    * else the server's TTL).
    */
   registerDefaults(queryFn: QueryFunction): void {
+    this.#queryFn = queryFn;
     const { queryClient, keys } = this.#options;
     queryClient.setQueryDefaults(keys.resourcePrefix(), {
       queryFn,
@@ -83,6 +85,9 @@ export class CacheBridge implements ChangeTarget {
 
   start(): void {
     if (this.#unsubscribe) return;
+    // The started bridge's defaults are the ones that count: React StrictMode builds a second
+    // McpCacheSync for a provider after the one it keeps, whose defaults read the other's coverage.
+    if (this.#queryFn) this.registerDefaults(this.#queryFn);
     const cache = this.#options.queryClient.getQueryCache();
     this.#unsubscribe = cache.subscribe((event) => this.#onCacheEvent(event));
     this.#holds.scan(cache);

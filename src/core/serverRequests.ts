@@ -37,6 +37,11 @@ export interface ServerRequestOptions {
   ) => Promise<CreateMessageResult>;
   /** The roots the server may look at (`roots/list`). */
   roots?: Root[];
+  /**
+   * Protocol extensions this client supports, declared as `capabilities.extensions` (MCP Apps:
+   * `MCP_APPS_EXTENSION` from `mcp-react-query/apps`).
+   */
+  extensions?: ClientCapabilities['extensions'];
 }
 
 /** An elicitation waiting for the user: render a form from `params`, then answer once. */
@@ -102,6 +107,7 @@ export class ServerRequests {
     }
     if (sampling) capabilities.sampling = {};
     if (this.#roots) capabilities.roots = { listChanged: true };
+    if (this.#options.extensions) capabilities.extensions = this.#options.extensions;
     return capabilities;
   }
 

@@ -8,9 +8,10 @@ import { useState } from 'react';
 import { type CallToolVariables, callToolMutationOptions } from '../core/tools';
 import { useMcpSync } from './context';
 
+// TanStack's own `scope` (serial mutations) is left out: here `scope` names the provider.
 export type UseCallToolOptions = Omit<
   UseMutationOptions<CallToolResult, Error, CallToolVariables>,
-  'mutationFn' | 'mutationKey'
+  'mutationFn' | 'mutationKey' | 'scope'
 > & {
   /** Call through the `<McpProvider scope>` of that name instead of the nearest one. */
   scope?: string;

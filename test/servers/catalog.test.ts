@@ -143,6 +143,28 @@ describe.each(SERVER_KINDS)('%s server catalog', (kind) => {
     expect(declared?.resources).toMatchObject({ subscribe: true, listChanged: true });
   });
 
+  it('lists a tool with its _meta and answers a read with the content _meta (MCP Apps)', async () => {
+    const server = await serve(kind);
+    const ui = { resourceUri: 'ui://app/view.html', visibility: ['app'] };
+    server.setTools([{ name: 'show', _meta: { ui } }]);
+    const csp = { connectDomains: ['https://api.example.com'] };
+    server.addResource({
+      uri: 'ui://app/view.html',
+      name: 'view',
+      mimeType: 'text/html;profile=mcp-app',
+      text: '<!doctype html><p>view</p>',
+      _meta: { ui: { csp } },
+    });
+    const { client } = await connect(server);
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'show')?._meta).toEqual({ ui });
+    const read = await client.readResource({ uri: 'ui://app/view.html' });
+    expect(read.contents[0]).toMatchObject({
+      mimeType: 'text/html;profile=mcp-app',
+      _meta: { ui: { csp } },
+    });
+  });
+
   it('declares neither when they are off, and still answers templates', async () => {
     const server = await serve(kind, { capabilities: { tools: false, prompts: false } });
     const { client } = await connect(server);

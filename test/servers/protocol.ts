@@ -95,8 +95,8 @@ export type ListEntry = {
 };
 
 export type ContentEntry =
-  | { uri: string; mimeType?: string; text: string }
-  | { uri: string; mimeType?: string; blob: string };
+  | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
+  | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> };
 
 export type ReadAnswer = {
   contents: ContentEntry[];
@@ -123,6 +123,7 @@ export type ToolEntry = {
   title?: string;
   description?: string;
   inputSchema: { type: 'object'; properties?: Record<string, JsonValue>; required?: string[] };
+  _meta?: Record<string, unknown>;
 };
 
 export type PromptEntry = {
@@ -277,8 +278,11 @@ function listEntry(resource: StoredResource): ListEntry {
 
 function contentEntry(resource: StoredResource): ContentEntry {
   const mime = resource.mimeType === undefined ? {} : { mimeType: resource.mimeType };
-  if (resource.blob !== undefined) return { uri: resource.uri, ...mime, blob: resource.blob };
-  return { uri: resource.uri, ...mime, text: resource.text ?? '' };
+  const meta = resource._meta === undefined ? {} : { _meta: resource._meta };
+  if (resource.blob !== undefined) {
+    return { uri: resource.uri, ...mime, blob: resource.blob, ...meta };
+  }
+  return { uri: resource.uri, ...mime, text: resource.text ?? '', ...meta };
 }
 
 // Cursors are opaque to clients; a prefix makes a forged or stale one detectable.
@@ -366,6 +370,7 @@ function toolEntry(tool: StoredTool): ToolEntry {
   const entry: ToolEntry = { name: tool.name, inputSchema };
   if (tool.title !== undefined) entry.title = tool.title;
   if (tool.description !== undefined) entry.description = tool.description;
+  if (tool._meta !== undefined) entry._meta = tool._meta;
   return entry;
 }
 

@@ -33,6 +33,8 @@ export interface StoredResource {
   cacheScope?: 'public' | 'private';
   annotations?: ResourceAnnotations;
   size?: number;
+  /** The `_meta` of the content a read answers (MCP Apps put `ui.csp` there). */
+  _meta?: Record<string, unknown>;
 }
 
 /** The form of an elicitation: a flat object schema of primitive properties (the spec's subset). */
@@ -74,6 +76,8 @@ export interface StoredTool {
   listRoots?: boolean;
   /** Answers `isError: true` with `failed <name>` (the tool ran and reports a failure). */
   fail?: boolean;
+  /** The tool's `_meta` in `tools/list` (MCP Apps: `ui.resourceUri`, `ui.visibility`). */
+  _meta?: Record<string, unknown>;
 }
 
 /** What the server asked the client while running a tool, and what it got. */
@@ -122,6 +126,7 @@ export const DEFAULT_READ_ERROR: ReadError = { code: -32603, message: 'Simulated
 
 function copyResource(resource: StoredResource): StoredResource {
   const copy: StoredResource = { ...resource };
+  if (resource._meta) copy._meta = structuredClone(resource._meta);
   if (resource.textByUser) copy.textByUser = { ...resource.textByUser };
   if (resource.annotations) {
     copy.annotations = { ...resource.annotations };

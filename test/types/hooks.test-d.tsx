@@ -3,6 +3,7 @@
  * in someone's component, which no runtime test notices.
  */
 import type {
+  CallToolResult,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -14,6 +15,7 @@ import {
   type Era,
   type McpEvent,
   type McpStatus,
+  useCallTool,
   useMcp,
   useMcpEvents,
   usePromptList,
@@ -55,6 +57,9 @@ export function Hooks() {
   expectTypeOf(useToolList().data).toEqualTypeOf<Tool[] | undefined>();
   expectTypeOf(usePromptList().data).toEqualTypeOf<Prompt[] | undefined>();
   expectTypeOf(useResourceTemplates().data).toEqualTypeOf<ResourceTemplateType[] | undefined>();
+  // Tool calls through another provider take its scope, like every hook (TanStack's own
+  // mutation `scope` object would collide with it, so it is not an option here).
+  expectTypeOf(useCallTool({ scope: 'b' }).data).toEqualTypeOf<CallToolResult | undefined>();
   const names = useToolList({ select: (tools) => tools.map((t) => t.name) });
   expectTypeOf(names.data).toEqualTypeOf<string[] | undefined>();
 

@@ -1,8 +1,13 @@
+import type { Tool } from '@modelcontextprotocol/client';
 import { type Board, TOOLS, URIS } from '../../shared/demo';
-import { useCallTool, useElicitations, useResource } from '../mcp';
+import { viewUriOf } from '../apps';
+import { useAppsInfo } from '../hooks/useAppsInfo';
+import { useCallTool, useElicitations, useResource, useToolList } from '../mcp';
 import { textOf } from '../resourceText';
+import { AppView } from './AppView';
 import { Card } from './Card';
 import { ElicitationForm } from './ElicitationForm';
+import { ExampleApps } from './ExampleApps';
 
 function parseBoard(text: string | undefined): Board | undefined {
   if (text === undefined) return undefined;
@@ -13,8 +18,24 @@ function parseBoard(text: string | undefined): Board | undefined {
   }
 }
 
+/** Whether a tool has an MCP App view (`_meta.ui.resourceUri`). */
+function hasView(tools: Tool[] | undefined, name: string | undefined): boolean {
+  const tool = tools?.find((entry) => entry.name === name);
+  try {
+    return tool !== undefined && viewUriOf(tool) !== undefined;
+  } catch {
+    return true; // an invalid view: McpApp shows why
+  }
+}
+
 const BUTTONS = [
   { name: TOOLS.rename, label: 'Rename the board…', testId: 'tool-rename', hint: 'asks you' },
+  {
+    name: TOOLS.counterApp,
+    label: 'Show the counter app',
+    testId: 'tool-app',
+    hint: 'an MCP App view',
+  },
   { name: TOOLS.failing, label: 'Check the links', testId: 'tool-failing', hint: 'isError: true' },
   { name: TOOLS.missing, label: 'Call a missing tool', testId: 'tool-missing', hint: 'an error' },
 ] as const;
@@ -27,9 +48,14 @@ const BUTTONS = [
  *
  * The two ways a call goes wrong look different on purpose: a tool that ran and reports a
  * failure is data (`data.isError`); a call that failed (unknown tool, transport) is `error`.
+ *
+ * A tool with an MCP App view (`show_counter`) shows it inline under its call, through
+ * `<McpApp>`; so do the official example app servers from npm, each on its own provider.
  */
 export function ToolsCard() {
   const call = useCallTool();
+  const tools = useToolList();
+  const apps = useAppsInfo();
   const elicitations = useElicitations();
   const boardQuery = useResource(URIS.board);
   const board = parseBoard(textOf(boardQuery.data));
@@ -123,6 +149,23 @@ export function ToolsCard() {
         <div className="error" data-testid="tool-error" role="alert">
           <strong>error: the call itself failed</strong> {call.error.message}
         </div>
+      )}
+      {call.variables && apps.data && hasView(tools.data, call.variables.name) && (
+        <AppView
+          key={call.submittedAt}
+          tool={call.variables.name}
+          sandbox={apps.data.sandbox}
+          input={call.variables.arguments ?? {}}
+          result={call.data}
+          error={call.error}
+          testId="tool-app-view"
+        />
+      )}
+      <h3 className="subhead">MCP Apps from npm</h3>
+      {apps.data ? (
+        <ExampleApps sandbox={apps.data.sandbox} />
+      ) : (
+        <span className="muted small">{apps.error?.message ?? 'finding the sandbox…'}</span>
       )}
     </Card>
   );

@@ -1,0 +1,2 @@
+// `mcp-react-query/apps` from source, like mcp.ts does for the main entry.
+export * from '../../src/apps';

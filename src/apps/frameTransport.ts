@@ -1,0 +1,62 @@
+import {
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  parseJSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+
+/**
+ * The host's end of the `postMessage` channel to one sandbox proxy frame. A message counts only
+ * if it comes from that frame's window (`source`) and from the sandbox origin (`origin`): a view
+ * posting to the top window directly, another frame, or another tab's page are all ignored. What
+ * passes both checks must still be JSON-RPC; anything else is reported (`onerror`), which the
+ * view's budget counts. Messages go out to the sandbox origin only, never `*`.
+ *
+ * ext-apps' `PostMessageTransport` checks the source alone and posts to `*`; hence this one.
+ */
+export class FrameTransport implements Transport {
+  readonly #frame: HTMLIFrameElement;
+  readonly #origin: string;
+  #window: Window | undefined;
+
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  constructor(frame: HTMLIFrameElement, sandboxOrigin: string) {
+    this.#frame = frame;
+    this.#origin = sandboxOrigin;
+  }
+
+  async start(): Promise<void> {
+    this.#window = this.#frame.ownerDocument.defaultView ?? undefined;
+    this.#window?.addEventListener('message', this.#listener);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    // A frame already removed (the view is going away) has no window to post to.
+    try {
+      this.#frame.contentWindow?.postMessage(message, this.#origin);
+    } catch {}
+  }
+
+  async close(): Promise<void> {
+    if (!this.#window) return;
+    this.#window.removeEventListener('message', this.#listener);
+    this.#window = undefined;
+    this.onclose?.();
+  }
+
+  readonly #listener = (event: MessageEvent): void => {
+    const source = this.#frame.contentWindow;
+    if (source === null || event.source !== source || event.origin !== this.#origin) return;
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(event.data);
+    } catch {
+      this.onerror?.(new Error('the view sent a message that is not JSON-RPC'));
+      return;
+    }
+    this.onmessage?.(message);
+  };
+}

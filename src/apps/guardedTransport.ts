@@ -1,0 +1,92 @@
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  RequestId,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/client';
+import type { MessageBudget } from './limits';
+
+/** A JSON-RPC "server error" code: refused by the host's limits, not by the server. */
+export const REFUSED_CODE = -32000;
+
+/**
+ * The view's side of a transport, with its limits applied before the bridge sees a message: past
+ * the burst the view is reported (`onFlood`) and nothing more of it is read; past the in-flight
+ * cap a request is answered with an error at once. Sits between the bridge and the frame (or,
+ * in tests, an in-memory pair), so every message a view can send is counted.
+ */
+export class GuardedTransport implements Transport {
+  readonly #inner: Transport;
+  readonly #budget: MessageBudget;
+  readonly #maxInFlight: number;
+  readonly #onFlood: () => void;
+  readonly #pending = new Set<RequestId>();
+  #flooded = false;
+
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  constructor(
+    inner: Transport,
+    options: { budget: MessageBudget; inFlight: number; onFlood: () => void },
+  ) {
+    this.#inner = inner;
+    this.#budget = options.budget;
+    this.#maxInFlight = options.inFlight;
+    this.#onFlood = options.onFlood;
+  }
+
+  /** Wired on start, once the bridge listens: what came earlier waits in the inner transport. */
+  start(): Promise<void> {
+    const inner = this.#inner;
+    inner.onclose = () => this.onclose?.();
+    // A message the frame could not parse is still a message the view sent.
+    inner.onerror = (error) => {
+      if (this.#charge()) this.onerror?.(error);
+    };
+    inner.onmessage = (message, extra) => this.#received(message, extra);
+    return inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    // An answer (result or error) to one of the view's requests: it is no longer in flight.
+    if (!('method' in message) && 'id' in message && message.id !== undefined) {
+      this.#pending.delete(message.id);
+    }
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+
+  #charge(): boolean {
+    if (this.#flooded) return false;
+    if (this.#budget.take()) return true;
+    this.#flooded = true;
+    this.#onFlood();
+    return false;
+  }
+
+  #received(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if (!this.#charge()) return;
+    const isRequest = 'method' in message && 'id' in message;
+    if (isRequest && this.#pending.size >= this.#maxInFlight) {
+      void this.#inner
+        .send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: {
+            code: REFUSED_CODE,
+            message: `too many requests in flight (at most ${this.#maxInFlight} per view)`,
+          },
+        })
+        .catch(() => {});
+      return;
+    }
+    if (isRequest) this.#pending.add(message.id);
+    this.onmessage?.(message, extra);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * How much one view may ask of its host. A view is untrusted code: each of its messages costs the
+ * host work, and its tool calls and subscriptions cost the server work, so they are bounded.
+ */
+export interface AppLimits {
+  /** Messages a view may send in one burst; past it the view is closed (default 200). */
+  burst?: number;
+  /** Messages per second a view may keep sending once its burst is spent (default 20). */
+  perSecond?: number;
+  /** Requests of one view waiting for an answer at once; more are refused (default 16). */
+  inFlight?: number;
+  /** Resources one view may subscribe to (default 64). */
+  subscriptions?: number;
+}
+
+export const DEFAULT_LIMITS: Required<AppLimits> = {
+  burst: 200,
+  perSecond: 20,
+  inFlight: 16,
+  subscriptions: 64,
+};
+
+/**
+ * A token bucket: `burst` messages at once, refilled at `perSecond`. Exceeding it is not
+ * throttled but final: a view that floods its host is broken or hostile, and waiting on it would
+ * only keep the host busy.
+ */
+export class MessageBudget {
+  readonly #burst: number;
+  readonly #perMs: number;
+  readonly #now: () => number;
+  #tokens: number;
+  #at: number;
+
+  constructor(limits: Pick<Required<AppLimits>, 'burst' | 'perSecond'>, now = Date.now) {
+    this.#burst = Math.max(1, limits.burst);
+    this.#perMs = Math.max(0, limits.perSecond) / 1000;
+    this.#now = now;
+    this.#tokens = this.#burst;
+    this.#at = now();
+  }
+
+  /** Spends one message; false once the view has sent more than it may. */
+  take(): boolean {
+    const now = this.#now();
+    this.#tokens = Math.min(this.#burst, this.#tokens + (now - this.#at) * this.#perMs);
+    this.#at = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * `mcp-react-query/apps/sandbox`: the sandbox proxy page of MCP Apps (SEP-1865, "Sandbox proxy"),
+ * for the server that serves it on an origin of its own. No React and no browser code: it
+ * answers one HTTP request, and the page it returns does the rest in the browser.
+ *
+ * The page sits between the host page and the view. It loads the view's HTML into an inner
+ * frame with an opaque origin (`sandbox="allow-scripts allow-forms"`, no `allow-same-origin`),
+ * so a view reaches neither the proxy, nor the host, nor another view, and it relays JSON-RPC
+ * messages both ways, checking origin and source on each hop: from the parent only if it is the
+ * host origin named in the URL (and allowed here), from the inner frame only if it is that frame.
+ * The view's CSP is this response's header, built from the declaration in the URL (origins
+ * only, see csp.ts); the inner frame inherits it and cannot loosen it. `frame-ancestors` keeps
+ * other sites from embedding the page.
+ */
+import { cspDirectives, sanitizeCsp } from './csp';
+
+export type { AppCsp } from './csp';
+export { cspDirectives, sanitizeCsp } from './csp';
+
+export interface SandboxProxyOptions {
+  /** Origins of the host pages that may embed the proxy (the app using `<McpApp>`). */
+  hostOrigins: readonly string[] | ((origin: string) => boolean);
+}
+
+export interface SandboxProxyResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const RESERVED = 'ui/notifications/sandbox-';
+
+/**
+ * The proxy's script. `HOST` is the only origin it talks to upward; the view gets exactly one
+ * HTML document (a second `sandbox-resource-ready` is ignored) and, if it navigates its frame
+ * away, is removed: whatever it then showed would otherwise keep receiving the host's messages.
+ */
+function proxyScript(host: string): string {
+  return `(() => {
+  'use strict';
+  const HOST = ${JSON.stringify(host).replace(/</g, '\\u003c')};
+  const RESERVED = ${JSON.stringify(RESERVED)};
+  if (window.parent === window) return;
+  let inner;
+  let dead = false;
+  const isMessage = (data) => data !== null && typeof data === 'object' && data.jsonrpc === '2.0';
+  const load = (params) => {
+    if (inner || !params || typeof params.html !== 'string') return;
+    inner = document.createElement('iframe');
+    inner.setAttribute('sandbox', 'allow-scripts allow-forms');
+    inner.setAttribute('title', 'MCP App view');
+    let loads = 0;
+    inner.addEventListener('load', () => {
+      loads += 1;
+      if (loads > 1) {
+        dead = true;
+        inner.remove();
+      }
+    });
+    inner.srcdoc = params.html;
+    document.body.appendChild(inner);
+  };
+  window.addEventListener('message', (event) => {
+    const data = event.data;
+    if (dead || !isMessage(data)) return;
+    if (event.source === window.parent && event.origin === HOST) {
+      if (data.method === RESERVED + 'resource-ready') load(data.params);
+      else if (inner && inner.contentWindow) inner.contentWindow.postMessage(data, '*');
+    } else if (inner && event.source === inner.contentWindow && event.origin === 'null') {
+      if (typeof data.method === 'string' && data.method.startsWith(RESERVED)) return;
+      window.parent.postMessage(data, HOST);
+    }
+  });
+  window.parent.postMessage({ jsonrpc: '2.0', method: RESERVED + 'proxy-ready', params: {} }, HOST);
+})();`;
+}
+
+function page(host: string): string {
+  return `<!doctype html>
+<html>
+<head>
+<meta charset="utf-8">
+<title>MCP App sandbox</title>
+<style>html,body{margin:0;padding:0;height:100%;overflow:hidden;background:transparent}iframe{display:block;border:0;width:100%;height:100%}</style>
+</head>
+<body>
+<script>${proxyScript(host)}</script>
+</body>
+</html>
+`;
+}
+
+function hostAllowed(origin: string, allowed: SandboxProxyOptions['hostOrigins']): boolean {
+  return typeof allowed === 'function' ? allowed(origin) : allowed.includes(origin);
+}
+
+function refusal(status: number, message: string): SandboxProxyResponse {
+  return {
+    status,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' },
+    body: `${message}\n`,
+  };
+}
+
+/**
+ * The answer to a request for the proxy page, from its URL: `host` (the embedding page's
+ * origin, which must be allowed) and `csp` (the view's declaration, JSON). The page is never
+ * cached: its header is the view's policy.
+ */
+export function sandboxProxyResponse(
+  url: string | URL,
+  options: SandboxProxyOptions,
+): SandboxProxyResponse {
+  const params = new URL(url, 'http://sandbox.invalid').searchParams;
+  const host = params.get('host') ?? '';
+  let origin: string;
+  try {
+    origin = new URL(host).origin;
+  } catch {
+    return refusal(400, 'the sandbox needs ?host=<origin of the embedding page>');
+  }
+  if (origin !== host || !hostAllowed(origin, options.hostOrigins)) {
+    return refusal(403, `${host} may not embed this sandbox`);
+  }
+  let declared: unknown;
+  try {
+    declared = JSON.parse(params.get('csp') ?? '{}');
+  } catch {
+    return refusal(400, 'csp must be JSON');
+  }
+  const { csp } = sanitizeCsp(declared);
+  return {
+    status: 200,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': `${cspDirectives(csp)}; frame-ancestors ${origin}`,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    },
+    body: page(origin),
+  };
+}

@@ -1,0 +1,111 @@
+/** @vitest-environment jsdom */
+/**
+ * Both hops of a view's messages, as far as jsdom can show them: the host's frame transport (only
+ * its frame, only the sandbox origin, only JSON-RPC) and the sandbox proxy page the server
+ * answers with (who may embed it, its CSP). The proxy's script itself runs in Chromium
+ * (test/e2e/apps.e2e.ts).
+ */
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FrameTransport } from '../../src/apps/frameTransport';
+import { sandboxProxyResponse } from '../../src/apps/sandbox';
+
+const SANDBOX = 'http://127.0.0.1:9';
+const PING: JSONRPCMessage = { jsonrpc: '2.0', id: 1, method: 'ping' };
+
+afterEach(() => {
+  document.body.innerHTML = '';
+});
+
+function frame(): HTMLIFrameElement {
+  const iframe = document.createElement('iframe');
+  document.body.appendChild(iframe);
+  return iframe;
+}
+
+function deliver(data: unknown, init: { origin: string; source: Window | null }) {
+  window.dispatchEvent(new MessageEvent('message', { data, ...init }));
+}
+
+describe("the host's end of a sandbox frame", () => {
+  it('takes JSON-RPC from its frame on the sandbox origin, and nothing else', async () => {
+    const iframe = frame();
+    const other = frame();
+    const transport = new FrameTransport(iframe, SANDBOX);
+    const received: unknown[] = [];
+    const errors: string[] = [];
+    transport.onmessage = (message) => received.push(message);
+    transport.onerror = (error) => errors.push(error.message);
+    await transport.start();
+
+    deliver(PING, { origin: SANDBOX, source: iframe.contentWindow });
+    deliver(PING, { origin: 'http://evil.example', source: iframe.contentWindow });
+    deliver(PING, { origin: SANDBOX, source: other.contentWindow });
+    deliver(PING, { origin: SANDBOX, source: window });
+    deliver(PING, { origin: 'null', source: iframe.contentWindow });
+    expect(received).toEqual([PING]);
+
+    deliver({ hello: 'not json-rpc' }, { origin: SANDBOX, source: iframe.contentWindow });
+    deliver('{"jsonrpc":"2.0"', { origin: SANDBOX, source: iframe.contentWindow });
+    expect(errors).toEqual([
+      'the view sent a message that is not JSON-RPC',
+      'the view sent a message that is not JSON-RPC',
+    ]);
+    expect(received).toHaveLength(1);
+
+    await transport.close();
+    deliver(PING, { origin: SANDBOX, source: iframe.contentWindow });
+    expect(received).toHaveLength(1);
+  });
+
+  it('posts to the sandbox origin only, never to "*"', async () => {
+    const iframe = frame();
+    const post = vi.spyOn(iframe.contentWindow as Window, 'postMessage');
+    const transport = new FrameTransport(iframe, SANDBOX);
+    await transport.start();
+    await transport.send(PING);
+    expect(post).toHaveBeenCalledWith(PING, SANDBOX);
+    iframe.remove();
+    await expect(transport.send(PING)).resolves.toBeUndefined();
+  });
+});
+
+describe('the sandbox proxy page', () => {
+  const HOST = 'http://127.0.0.1:5173';
+  const options = { hostOrigins: [HOST] };
+  const url = (query: Record<string, string>) =>
+    `/sandbox?${new URLSearchParams(query).toString()}`;
+
+  it('is served to an allowed host with the view’s CSP and frame-ancestors that host', () => {
+    const csp = JSON.stringify({ connectDomains: ['https://api.example.com', "'unsafe-eval'"] });
+    const response = sandboxProxyResponse(url({ host: HOST, csp }), options);
+    expect(response.status).toBe(200);
+    const policy = response.headers['Content-Security-Policy'];
+    expect(policy).toContain('connect-src https://api.example.com;');
+    expect(policy).not.toContain('unsafe-eval');
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toMatch(/; frame-ancestors http:\/\/127\.0\.0\.1:5173$/);
+    expect(response.headers['Cache-Control']).toBe('no-store');
+    expect(response.body).toContain(`const HOST = "${HOST}";`);
+    expect(response.body).toContain("inner.setAttribute('sandbox', 'allow-scripts allow-forms');");
+  });
+
+  it('is refused to a host that is not allowed, or not an origin, or with a CSP that is not JSON', () => {
+    expect(
+      sandboxProxyResponse(url({ host: 'http://evil.example', csp: '{}' }), options),
+    ).toMatchObject({
+      status: 403,
+    });
+    expect(sandboxProxyResponse(url({ host: `${HOST}/path`, csp: '{}' }), options)).toMatchObject({
+      status: 403,
+    });
+    expect(sandboxProxyResponse(url({ csp: '{}' }), options)).toMatchObject({ status: 400 });
+    expect(sandboxProxyResponse(url({ host: HOST, csp: '{nope' }), options)).toMatchObject({
+      status: 400,
+    });
+    const allowAll = sandboxProxyResponse(url({ host: 'http://localhost:1', csp: '{}' }), {
+      hostOrigins: (origin) => origin.startsWith('http://localhost:'),
+    });
+    expect(allowAll.status).toBe(200);
+  });
+});

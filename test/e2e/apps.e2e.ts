@@ -1,0 +1,329 @@
+/**
+ * Issue 20 in Chromium: MCP Apps hosted by `<McpApp>` in the playground's Tools card.
+ *
+ * - The demo's own view (`show_counter`) subscribes to `counter://demo` through the host: one
+ *   `resources/read` in total for host and view, the view follows a change made on the server,
+ *   and nothing polls (reads counted on the server), on both eras.
+ * - Isolation, as the browser enforces it: the view's origin is opaque, it reaches neither its
+ *   sandbox proxy nor the host page, its CSP blocks its network, navigating its frame away ends
+ *   it; what it posts to the host window directly (past its proxy) is ignored, and so is what it
+ *   posts through another view's proxy or meant for another view's host; a flood ends it in an
+ *   error.
+ * - The official example app servers from npm (`server-basic-react`, `server-basic-vanillajs`):
+ *   each renders, calls its tool through the bridge and shows the result; its `ui/message`
+ *   reaches the host, and its link opens only if the user agrees.
+ */
+import type { Frame, Page, Request } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ENDPOINT_IDS, EXAMPLE_APPS, TOOLS } from '../../playground/shared/demo';
+import { settled } from '../support/wait';
+import { Dashboard, DemoServer, until } from './dashboard';
+import { startedForFile } from './harness';
+
+const started = startedForFile();
+const pages: Page[] = [];
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.close();
+});
+
+async function openDashboard(endpoint: (typeof ENDPOINT_IDS)[number] = 'modern') {
+  const { browser, playground } = started();
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1400 } });
+  pages.push(page);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  const ui = new Dashboard(page, playground.url);
+  // Straight to the endpoint (no switch), so the page reads each resource once.
+  await page.goto(new URL(`/?endpoint=${endpoint}`, playground.url).href);
+  await until(
+    'the connection to be ready',
+    () => ui.status(),
+    (s) => s === 'ready',
+  );
+  return { page, ui, errors, demo: new DemoServer(playground.url) };
+}
+
+/** The view's own frame: the inner frame of the sandbox proxy inside `testId`. */
+async function viewFrame(page: Page, testId: string): Promise<Frame> {
+  const proxy = page.getByTestId(testId).locator('iframe');
+  await until(
+    `${testId} to be ready`,
+    () => proxy.getAttribute('data-mcp-app'),
+    (status) => status === 'ready',
+  );
+  const proxyFrame = await (await proxy.elementHandle())?.contentFrame();
+  const inner = proxyFrame?.childFrames()[0];
+  if (!inner) throw new Error(`${testId}: no view frame inside the sandbox proxy`);
+  return inner;
+}
+
+const text = async (frame: Frame, selector: string) =>
+  ((await frame.locator(selector).textContent()) ?? '').trim();
+
+/** Requests the page sends with `method` in a JSON-RPC body (to any MCP server). */
+function recordCalls(page: Page, method: string): Request[] {
+  const seen: Request[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.postData()?.includes(`"method":"${method}"`)) {
+      seen.push(request);
+    }
+  });
+  return seen;
+}
+
+describe.each(ENDPOINT_IDS)('the demo app view on the %s endpoint', (endpoint) => {
+  it('subscribes through the host: one read in total for host and view, the view follows a change, nothing polls', async () => {
+    const { playground } = started();
+    const demo = new DemoServer(playground.url);
+    const readsBefore = await demo.counterReads();
+    const { page, ui, errors } = await openDashboard(endpoint);
+    await until(
+      'the counter panel',
+      () => ui.panelText('panel-counter'),
+      (t) => /^\d+$/.test(t),
+    );
+    const shown = await ui.panelText('panel-counter');
+
+    await ui.byId('tool-app').click();
+    const view = await viewFrame(page, 'tool-app-view');
+    await until(
+      'the view to show the counter',
+      () => text(view, '#value'),
+      (v) => v === shown,
+    );
+    expect(await text(view, '#call')).toBe(`called with {} → called ${TOOLS.counterApp} with {}`);
+    // Host context: the page's theme; sizing: the frame takes the height the view asks for.
+    expect(await view.locator('body').getAttribute('data-theme')).toBe('light');
+    const wanted = await view.evaluate(() =>
+      Math.ceil(document.body.getBoundingClientRect().height),
+    );
+    const frame = page.getByTestId('tool-app-view').locator('iframe');
+    await until(
+      "the frame to take the view's height",
+      () => frame.evaluate((element) => (element as HTMLElement).style.height),
+      (height) => height === `${wanted}px`,
+    );
+    await settled(() => demo.counterReads(), 500, 10_000);
+    expect((await demo.counterReads()) - readsBefore).toBe(1);
+
+    const next = String(await demo.increment());
+    await until(
+      'the view to follow the change',
+      () => text(view, '#value'),
+      (v) => v === next,
+    );
+    await until(
+      'the host panel too',
+      () => ui.panelText('panel-counter'),
+      (t) => t === next,
+    );
+    // One re-read for the change, shared; then quiet: neither the host nor the view polls.
+    await settled(() => demo.counterReads(), 1000, 10_000);
+    expect((await demo.counterReads()) - readsBefore).toBe(2);
+    expect(await text(view, '#status')).toBe(
+      'live: subscribed, 2 reads from the host, 1 update, no polling',
+    );
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('isolation in Chromium', () => {
+  it('the view runs on an opaque origin, reaches neither its proxy nor the host, its CSP blocks its network, and navigating away ends it', async () => {
+    const { page, ui } = await openDashboard();
+    await ui.byId('tool-app').click();
+    const view = await viewFrame(page, 'tool-app-view');
+    const proxy = view.parentFrame();
+    expect(await view.evaluate(() => self.origin)).toBe('null');
+    expect(new URL(proxy?.url() ?? '').origin).not.toBe(new URL(page.url()).origin);
+    const reach = (path: 'parent' | 'top') =>
+      view.evaluate((which) => {
+        try {
+          return String((which === 'top' ? window.top : window.parent)?.document.title);
+        } catch (error) {
+          return (error as Error).name;
+        }
+      }, path);
+    expect(await reach('parent')).toBe('SecurityError');
+    expect(await reach('top')).toBe('SecurityError');
+    const blocked = await view.evaluate(
+      (url) =>
+        new Promise<string>((resolve) => {
+          document.addEventListener('securitypolicyviolation', (event) =>
+            resolve(event.effectiveDirective),
+          );
+          fetch(url).then(
+            () => resolve('fetched'),
+            () => {},
+          );
+        }),
+      new URL('/demo/state', page.url()).href,
+    );
+    expect(blocked).toBe('connect-src');
+    // Navigating its frame away (to show another page inside the host) ends the view: the
+    // proxy removes the frame and relays nothing more.
+    await view.evaluate(() => {
+      window.location.href = 'about:blank';
+    });
+    await until(
+      'the proxy to remove the navigated frame',
+      async () => proxy?.childFrames().length,
+      (n) => n === 0,
+    );
+  });
+
+  it('a message the view posts to the host window directly is ignored; through its proxy it is served', async () => {
+    const { page, ui } = await openDashboard();
+    await ui.byId('tool-app').click();
+    const view = await viewFrame(page, 'tool-app-view');
+    const calls = recordCalls(page, 'tools/call');
+    const before = calls.length;
+    await view.evaluate((tool) => {
+      const call = (id: number) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: tool, arguments: { via: id === 1 ? 'top' : 'proxy' } },
+      });
+      window.top?.postMessage(call(1), '*'); // past the proxy: wrong source
+      window.parent.postMessage(call(2), '*'); // the proper way
+    }, 'check_links');
+    await until(
+      'the proxied call to reach the server',
+      async () => calls.length,
+      (n) => n > before,
+    );
+    await settled(() => calls.length, 300, 5000);
+    const sent = calls.slice(before).map((request) => request.postData() ?? '');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('"via":"proxy"');
+  });
+
+  it('a view that floods its host ends in an error in the component, and its frame is removed', async () => {
+    const { page, ui } = await openDashboard();
+    await ui.byId('tool-app').click();
+    const view = await viewFrame(page, 'tool-app-view');
+    await view.evaluate(() => {
+      for (let id = 1; id <= 1000; id += 1) {
+        window.parent.postMessage({ jsonrpc: '2.0', id: 10_000 + id, method: 'ping' }, '*');
+      }
+    });
+    const alert = ui.byId('tool-app-view').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.getAttribute('data-code')).toBe('FLOOD');
+    expect(await alert.textContent()).toBe(
+      'the view sent more than 200 messages at once and was closed',
+    );
+    expect(await ui.byId('tool-app-view').locator('iframe').count()).toBe(0);
+  });
+
+  it("a view is served by its own host only: another view's host (another server) and another view's proxy ignore it", async () => {
+    const { page, ui } = await openDashboard();
+    await ui.byId('tool-app').click();
+    await viewFrame(page, 'tool-app-view');
+    await ui.byId('example-apps-open').click();
+    const example = 'basic-vanillajs';
+    await until(
+      'the example to connect',
+      () => ui.byId(`example-${example}`).getAttribute('data-status'),
+      (status) => status === 'ready',
+      30_000,
+    );
+    await ui.byId(`example-${example}-call`).click();
+    const other = await viewFrame(page, `example-${example}-app`);
+    const calls = recordCalls(page, 'tools/call');
+    // A tool of the demo server, asked by the example's view: its own host (the example
+    // server's) refuses it, and the demo view's host must not take it for its own. Then the
+    // same request posted to the demo view's proxy frame (reachable as top.frames[i]): that
+    // proxy relays its own view only. The answers come back to this view alone.
+    const answers = await other.evaluate(
+      (name) =>
+        new Promise<string[]>((resolve) => {
+          const seen: string[] = [];
+          const call = (id: number) => ({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name, arguments: {} },
+          });
+          window.addEventListener('message', (event) => {
+            const { id, error } = event.data ?? {};
+            if (typeof id !== 'number') return;
+            seen.push(`${id}: ${error?.message ?? 'served'}`);
+            if (seen.length === 2) resolve(seen.sort());
+          });
+          window.parent.postMessage(call(1), '*');
+          const frames = window.top?.frames;
+          for (let i = 0; frames && i < frames.length; i += 1) {
+            if (frames[i] !== window.parent) frames[i]?.postMessage(call(2), '*');
+          }
+          window.parent.postMessage({ jsonrpc: '2.0', id: 3, method: 'ping' }, '*');
+        }),
+      'check_links',
+    );
+    expect(answers).toEqual(['1: no tool "check_links" on this server', '3: served']);
+    await settled(() => calls.length, 300, 5000);
+    expect(calls.map((request) => request.url())).toEqual([]);
+  });
+});
+
+describe.each(EXAMPLE_APPS)('the official example app $label', ({ id, tool }) => {
+  it('renders, calls its tool through the bridge and shows the result; its message reaches the host, its link needs the user', async () => {
+    const { page, ui, errors } = await openDashboard();
+    await ui.byId('example-apps-open').click();
+    await until(
+      `${id} to connect`,
+      () => ui.byId(`example-${id}`).getAttribute('data-status'),
+      (status) => status === 'ready',
+      30_000,
+    );
+    const calls = recordCalls(page, 'tools/call');
+    await ui.byId(`example-${id}-call`).click();
+    const view = await viewFrame(page, `example-${id}-app`);
+    const time = () => text(view, 'p:has-text("Server Time:") code');
+    const first = await until(
+      'the tool result in the view',
+      time,
+      (t) => !Number.isNaN(Date.parse(t)),
+    );
+    expect(calls).toHaveLength(1);
+
+    // The view's own button: tools/call from the view, through the bridge and the package.
+    await view.getByRole('button', { name: 'Get Server Time' }).click();
+    await until(
+      'the view to call its tool',
+      async () => calls.length,
+      (n) => n === 2,
+    );
+    expect(calls[1]?.postData()).toContain(`"name":"${tool}"`);
+    await until(
+      'a newer time in the view',
+      time,
+      (t) => t !== first && Date.parse(t) >= Date.parse(first),
+    );
+
+    await view.getByRole('button', { name: 'Send Message' }).click();
+    await until(
+      'the message to reach the host',
+      () => ui.byId(`example-${id}-app-messages`).textContent(),
+      (t) => t === 'the app says: This is message text.',
+    );
+
+    const dialogs: string[] = [];
+    page.once('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    const popups: Page[] = [];
+    page.context().on('page', (popup) => popups.push(popup));
+    await view.getByRole('button', { name: 'Open Link' }).click();
+    await until(
+      'the host to ask the user',
+      async () => dialogs.length,
+      (n) => n === 1,
+    );
+    expect(dialogs[0]).toBe('The app wants to open https://modelcontextprotocol.io/');
+    expect(popups).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,290 @@
+/** @vitest-environment jsdom */
+/**
+ * Issue 20: `<McpApp>` on the three real servers, up to the frame: which tool and which view, the
+ * view's HTML through the cache (read once however often it is shown, reloaded when the server
+ * changes it, persisted when public), and every bad input ending in a clear error state. The
+ * frames themselves (sandbox proxy, view, postMessage) are Chromium's, in test/e2e/apps.e2e.ts:
+ * jsdom loads no frame, so a view here never initialises.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { dehydrate, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { McpProvider, shouldPersistQuery } from '../../src';
+import { McpApp, type McpAppError } from '../../src/apps';
+import type { StoredTool, TestServer } from '../servers';
+import { ERA_CASES, start } from '../support/eras';
+import { settled, sleep } from '../support/wait';
+
+const VIEW = 'ui://board/view.html';
+const MIME = 'text/html;profile=mcp-app';
+const HTML = '<!doctype html><html><body>view</body></html>';
+const SANDBOX = 'http://127.0.0.1:9/sandbox';
+
+const TOOLS: StoredTool[] = [
+  { name: 'show_board', _meta: { ui: { resourceUri: VIEW } } },
+  { name: 'show_missing', _meta: { ui: { resourceUri: 'ui://board/missing.html' } } },
+  { name: 'show_image', _meta: { ui: { resourceUri: 'ui://board/logo.png' } } },
+  { name: 'show_elsewhere', _meta: { ui: { resourceUri: 'ui://other/view.html' } } },
+  { name: 'plain' },
+  { name: 'bad_uri', _meta: { ui: { resourceUri: 'https://evil.example/app.html' } } },
+];
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  cleanup();
+  await sleep(20); // the provider tears down on the next macrotask
+  for (const close of cleanups.splice(0).reverse()) await close();
+});
+
+async function serve(
+  kind: (typeof ERA_CASES)[number]['kind'],
+  tools: StoredTool[] = TOOLS,
+): Promise<TestServer> {
+  const server = await start(kind);
+  server.store.setTools(tools);
+  server.store.upsert({
+    uri: VIEW,
+    name: 'view',
+    mimeType: MIME,
+    text: HTML,
+    cacheScope: 'public',
+  });
+  server.store.upsert({
+    uri: 'ui://board/logo.png',
+    name: 'logo',
+    mimeType: 'image/png',
+    blob: 'iVBORw0KGgo=',
+  });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function renderApp(url: string, ui: ReactNode, queryClient = new QueryClient()) {
+  cleanups.push(() => queryClient.clear());
+  const wrap = (children: ReactNode) => (
+    <QueryClientProvider client={queryClient}>
+      <McpProvider url={url} lingerMs={30}>
+        {children}
+      </McpProvider>
+    </QueryClientProvider>
+  );
+  const rendered = render(wrap(ui));
+  /** The same providers, other children. */
+  const show = (children: ReactNode) => rendered.rerender(wrap(children));
+  return { ...rendered, show };
+}
+
+const errorOf = async () => {
+  const alert = await screen.findByRole('alert');
+  return { code: alert.getAttribute('data-code'), message: alert.textContent };
+};
+
+describe.each(ERA_CASES)('<McpApp> on the $kind server', ({ kind }) => {
+  it("renders the tool's view in a sandbox frame, and reads its HTML once however many times it is shown", async () => {
+    const server = await serve(kind);
+    const { container } = renderApp(
+      server.url,
+      <>
+        <McpApp tool="show_board" sandbox={SANDBOX} />
+        <McpApp tool="show_board" sandbox={SANDBOX} />
+        <McpApp tool="show_board" sandbox={SANDBOX} />
+      </>,
+    );
+    await waitFor(() => expect(container.querySelectorAll('iframe')).toHaveLength(3));
+    const frame = container.querySelector('iframe');
+    const src = new URL(frame?.getAttribute('src') ?? '');
+    expect(src.origin).toBe('http://127.0.0.1:9');
+    expect(src.searchParams.get('host')).toBe(window.location.origin);
+    expect(src.searchParams.get('csp')).toBe('{}');
+    expect(frame?.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin allow-forms');
+    await settled(() => server.store.reads());
+    expect(server.store.reads(VIEW)).toBe(1);
+  });
+
+  it('shown again later, even where nothing keeps it fresh by subscription, the view costs no second read', async () => {
+    const server = await start(kind, { capabilities: { subscribe: false } });
+    cleanups.push(() => server.close());
+    server.store.setTools(TOOLS);
+    server.store.upsert({ uri: VIEW, name: 'view', mimeType: MIME, text: HTML });
+    const { container, show } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} />,
+    );
+    await waitFor(() => expect(container.querySelectorAll('iframe')).toHaveLength(1));
+    await settled(() => server.store.reads());
+    show(
+      <>
+        <McpApp tool="show_board" sandbox={SANDBOX} />
+        <McpApp tool="show_board" sandbox={SANDBOX} />
+      </>,
+    );
+    await waitFor(() => expect(container.querySelectorAll('iframe')).toHaveLength(2));
+    await settled(() => server.store.reads());
+    expect(server.store.reads(VIEW)).toBe(1);
+  });
+
+  it('reloads the view when the server changes its HTML', async () => {
+    const server = await serve(kind);
+    const { container } = renderApp(server.url, <McpApp tool="show_board" sandbox={SANDBOX} />);
+    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    const before = container.querySelector('iframe');
+    await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
+    server.setText(VIEW, '<!doctype html><html><body>view v2</body></html>');
+    await waitFor(() => {
+      const now = container.querySelector('iframe');
+      expect(now).not.toBeNull();
+      expect(now).not.toBe(before);
+    });
+  });
+
+  it('a missing ui:// resource is a NOT_FOUND error, read once', async () => {
+    const server = await serve(kind);
+    renderApp(server.url, <McpApp tool="show_missing" sandbox={SANDBOX} />);
+    expect(await errorOf()).toEqual({
+      code: 'NOT_FOUND',
+      message: 'ui://board/missing.html was not found on the server',
+    });
+    await settled(() => server.store.reads());
+    expect(server.store.reads('ui://board/missing.html')).toBe(1);
+  });
+
+  it('a ui:// resource that is not an MCP App is a NOT_AN_APP error', async () => {
+    const server = await serve(kind);
+    renderApp(server.url, <McpApp tool="show_image" sandbox={SANDBOX} />);
+    expect(await errorOf()).toEqual({
+      code: 'NOT_AN_APP',
+      message: `ui://board/logo.png is "image/png", not an MCP App (${MIME})`,
+    });
+  });
+
+  it('a tool whose view lives on another server is an error here, and the other server is never asked', async () => {
+    const server = await serve(kind);
+    const other = await serve(kind, [{ name: 'show_other', _meta: { ui: { resourceUri: VIEW } } }]);
+    other.store.upsert({ uri: 'ui://other/view.html', name: 'v', mimeType: MIME, text: HTML });
+    const otherTool: Tool = {
+      name: 'show_other',
+      inputSchema: { type: 'object' },
+      _meta: { ui: { resourceUri: VIEW } },
+    };
+    // The other server's entry for a tool of the same name, with its own view.
+    const sameName: Tool = {
+      name: 'show_board',
+      inputSchema: { type: 'object' },
+      _meta: { ui: { resourceUri: 'ui://other/view.html' } },
+    };
+    const errors: McpAppError[] = [];
+    renderApp(
+      server.url,
+      <>
+        <McpApp tool="show_elsewhere" sandbox={SANDBOX} onError={(e) => errors.push(e)} />
+        <McpApp tool={otherTool} sandbox={SANDBOX} onError={(e) => errors.push(e)} />
+        <McpApp tool={sameName} sandbox={SANDBOX} onError={(e) => errors.push(e)} />
+      </>,
+    );
+    await waitFor(() => expect(screen.getAllByRole('alert')).toHaveLength(3));
+    expect(screen.getAllByRole('alert').map((alert) => alert.textContent)).toEqual([
+      'ui://other/view.html was not found on the server',
+      'no tool "show_other" on this server',
+      'no tool "show_board" on this server',
+    ]);
+    expect(errors.map((error) => error.code).sort()).toEqual([
+      'NOT_FOUND',
+      'UNKNOWN_TOOL',
+      'UNKNOWN_TOOL',
+    ]);
+    expect(other.store.reads()).toBe(0);
+    expect(other.counters().toolListRequests).toBe(0);
+  });
+
+  it('a tool without a view, or with a view that is not ui://, is a NO_UI error', async () => {
+    const server = await serve(kind);
+    renderApp(
+      server.url,
+      <>
+        <McpApp tool="plain" sandbox={SANDBOX} />
+        <McpApp tool="bad_uri" sandbox={SANDBOX} />
+      </>,
+    );
+    await waitFor(() => expect(screen.getAllByRole('alert')).toHaveLength(2));
+    expect(screen.getAllByRole('alert').map((alert) => alert.textContent)).toEqual([
+      'tool "plain" has no ui:// view',
+      'tool "bad_uri" declares "https://evil.example/app.html" as its view, not a ui:// URI',
+    ]);
+    expect(server.store.reads()).toBe(0);
+  });
+});
+
+describe('<McpApp> (one server)', () => {
+  it('refuses a sandbox on the page’s own origin (the view would run as the host)', async () => {
+    const server = await serve('modern');
+    renderApp(server.url, <McpApp tool="show_board" sandbox="/sandbox.html" />);
+    expect(await errorOf()).toEqual({
+      code: 'NO_SANDBOX',
+      message: `the sandbox must be on another origin than this page (${window.location.origin})`,
+    });
+  });
+
+  it('a sandbox that never answers ends in INIT_TIMEOUT, and its frame is removed', async () => {
+    const server = await serve('modern');
+    const { container } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} initTimeoutMs={100} />,
+    );
+    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    expect(await errorOf()).toEqual({
+      code: 'INIT_TIMEOUT',
+      message: 'the sandbox proxy did not answer within 0.1 s',
+    });
+    expect(container.querySelector('iframe')).toBeNull();
+  });
+
+  it('unmounted, a view leaves no message listener behind and lets its view resource go', async () => {
+    const server = await serve('modern');
+    const added = vi.spyOn(window, 'addEventListener');
+    const removed = vi.spyOn(window, 'removeEventListener');
+    const listeners = (spy: typeof added) =>
+      spy.mock.calls.filter(([type]) => type === 'message').map(([, listener]) => listener);
+    const { container, unmount } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} />,
+    );
+    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
+    expect(listeners(added)).toHaveLength(1);
+    unmount();
+    await waitFor(() => expect(listeners(removed)).toEqual(listeners(added)));
+    await waitFor(() => expect(server.subscribedUris()).not.toContain(VIEW));
+  });
+
+  it('a view that failed starts again, in a new frame, when the server changes it', async () => {
+    const server = await serve('modern');
+    const { container, show } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} initTimeoutMs={100} />,
+    );
+    expect((await errorOf()).code).toBe('INIT_TIMEOUT');
+    // The next view gets all the time it needs: a changed prop alone restarts nothing.
+    show(<McpApp tool="show_board" sandbox={SANDBOX} initTimeoutMs={60_000} />);
+    expect(screen.getByRole('alert').getAttribute('data-code')).toBe('INIT_TIMEOUT');
+    await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
+    server.setText(VIEW, '<!doctype html><html><body>view v2</body></html>');
+    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('a view the server marks public is kept by a persister, like any public resource', async () => {
+    const server = await serve('modern');
+    const queryClient = new QueryClient();
+    const { container } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} />,
+      queryClient,
+    );
+    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    const kept = dehydrate(queryClient, { shouldDehydrateQuery: shouldPersistQuery });
+    expect(kept.queries.map((query) => query.queryKey)).toEqual([['resource', VIEW]]);
+  });
+});

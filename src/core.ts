@@ -26,7 +26,7 @@ export type {
   StreamState,
   StreamStatus,
 } from './core/events';
-export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
+export { createMcpKeys, type McpKeys, type McpRequestKey, mcpKeys } from './core/keys';
 export type { ListKind, NotifiedList } from './core/lists';
 export { McpCacheSync } from './core/mcpCacheSync';
 export { mcpDiagnostics } from './core/mcpDiagnostics';
@@ -37,8 +37,11 @@ export {
   shouldPersistQuery,
 } from './core/persist';
 export {
+  type CompletionRequest,
+  completionQueryOptions,
   type McpQueryOptions,
   promptListQueryOptions,
+  promptQueryOptions,
   resourceListQueryOptions,
   resourceQueryOptions,
   resourceTemplatesQueryOptions,

@@ -1,11 +1,17 @@
 export * from './core';
 export { McpProvider, type McpProviderProps } from './react/McpProvider';
 export { type UseCallToolOptions, useCallTool } from './react/useCallTool';
+export {
+  type UseCompletionOptions,
+  type UseCompletionResult,
+  useCompletion,
+} from './react/useCompletion';
 export { useElicitations } from './react/useElicitations';
 export type { UseListOptions } from './react/useListQuery';
 export { useMcp } from './react/useMcp';
 export { useMcpDiagnostics } from './react/useMcpDiagnostics';
 export { useMcpEvents } from './react/useMcpEvents';
+export { type UsePromptOptions, usePrompt } from './react/usePrompt';
 export { usePromptList } from './react/usePromptList';
 export { type UseResourceOptions, useResource } from './react/useResource';
 export { type UseResourceListOptions, useResourceList } from './react/useResourceList';

@@ -4,6 +4,7 @@ import type {
   QueryCacheNotifyEvent,
   QueryClient,
   QueryFunction,
+  QueryKey,
 } from '@tanstack/query-core';
 import type { InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
@@ -14,6 +15,9 @@ import { listQueryOptions } from './queryOptions';
 import { retryUnlessPermanent, ttlOf } from './readResult';
 import { type Gained, RefetchCoordinator } from './refetchCoordinator';
 import type { ChangeTarget, CoverageChange } from './session';
+
+/** How long a completion's answer is reused, and kept (a short while: the user is typing). */
+const COMPLETION_CACHE_MS = 30_000;
 
 export interface CacheBridgeOptions {
   queryClient: QueryClient;
@@ -47,7 +51,8 @@ export class CacheBridge implements ChangeTarget {
       const uri = keys.uriOf(key);
       if (uri !== undefined) return options.isCovered(uri);
       const kind = keys.listOf(key);
-      return kind !== undefined && options.isListCovered(notifiedBy[kind]);
+      if (kind !== undefined) return options.isListCovered(notifiedBy[kind]);
+      return keys.requestOf(key)?.kind === 'prompt' && options.isListCovered('prompts');
     });
     this.#holds = new ObserverHolds(options.keys, options.interest);
   }
@@ -79,6 +84,20 @@ export class CacheBridge implements ChangeTarget {
             : (this.#listTtl.get(kind) ?? 0),
       });
     }
+    const scope = keys.resourcePrefix().slice(0, -1);
+    // A prompt changes with the prompts list: fresh until `prompts/list_changed` while covered.
+    queryClient.setQueryDefaults([...scope, 'prompt'], {
+      queryFn,
+      retry: retryUnlessPermanent,
+      staleTime: () => (this.#options.isListCovered('prompts') ? Number.POSITIVE_INFINITY : 0),
+    });
+    // What the user typed changes the key; an answer is reused for a short while only.
+    queryClient.setQueryDefaults([...scope, 'completion'], {
+      queryFn,
+      retry: retryUnlessPermanent,
+      staleTime: COMPLETION_CACHE_MS,
+      gcTime: COMPLETION_CACHE_MS,
+    });
   }
 
   start(): void {
@@ -107,6 +126,7 @@ export class CacheBridge implements ChangeTarget {
    */
   listChanged(list: NotifiedList): void {
     const { queryClient, keys } = this.#options;
+    if (list === 'prompts') for (const key of this.#promptKeys()) this.#coordinator.signal(key);
     for (const kind of LIST_KINDS) {
       if (notifiedBy[kind] !== list) continue;
       const isResources = kind === 'resources';
@@ -132,6 +152,10 @@ export class CacheBridge implements ChangeTarget {
     for (const kind of kindsOf(listsGained)) {
       covered.push({ key: keys.list(kind), awaited: awaited.lists.has(notifiedBy[kind]) });
     }
+    if (listsGained.includes('prompts')) {
+      const prompts = awaited.lists.has('prompts');
+      for (const key of this.#promptKeys()) covered.push({ key, awaited: prompts });
+    }
     this.#coordinator.covered(covered);
   }
 
@@ -144,7 +168,7 @@ export class CacheBridge implements ChangeTarget {
     const key = event.query.queryKey;
     const isResource = keys.uriOf(key) !== undefined;
     const list = isResource ? undefined : keys.listOf(key);
-    if (!isResource && list === undefined) return;
+    if (!isResource && list === undefined && !keys.requestOf(key)) return;
     this.#holds.onCacheEvent(event);
     this.#coordinator.onCacheEvent(event);
     if (
@@ -177,6 +201,16 @@ export class CacheBridge implements ChangeTarget {
       affected = this.#cachedResourceUris().filter((uri) => !next.has(uri));
     }
     for (const uri of affected) this.changed(uri);
+  }
+
+  /** Every cached prompt of this scope (each is re-read when the prompts change). */
+  #promptKeys(): QueryKey[] {
+    const { queryClient, keys } = this.#options;
+    return queryClient
+      .getQueryCache()
+      .getAll()
+      .map((query) => query.queryKey)
+      .filter((key) => keys.requestOf(key)?.kind === 'prompt');
   }
 
   #cachedResourceUris(): string[] {

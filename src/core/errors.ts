@@ -19,6 +19,12 @@ const NOT_FOUND_CODES = new Set([-32002, -32602]);
  *   (`whenReady()`); tool calls and the hooks go through that tab.
  * - `UNKNOWN_KEY`: a query key that is not an MCP key.
  * - `INVALID_TEMPLATE`: `expandTemplate` was given a template it cannot expand.
+ * - `NOT_SUPPORTED`: the server did not declare what this needs (prompts, completions, logging,
+ *   tasks); no request was sent.
+ * - `INVALID_ARGUMENTS`: a prompt, completion or task asked with arguments of the wrong shape;
+ *   no request was sent.
+ * - `CANCELLED`: the call was cancelled (`useCallTool().cancel()`, or its signal): an outcome,
+ *   not a failure of the server.
  */
 export type McpQueryErrorCode =
   | 'INVALID_OPTIONS'
@@ -35,7 +41,10 @@ export type McpQueryErrorCode =
   | 'NOT_ATTACHED'
   | 'OTHER_TAB'
   | 'UNKNOWN_KEY'
-  | 'INVALID_TEMPLATE';
+  | 'INVALID_TEMPLATE'
+  | 'NOT_SUPPORTED'
+  | 'INVALID_ARGUMENTS'
+  | 'CANCELLED';
 
 /** An error raised by this package itself (never by the server). */
 export class McpQueryError extends Error {
@@ -75,7 +84,14 @@ export function isNotFound(error: unknown): boolean {
   return code !== undefined && NOT_FOUND_CODES.has(code);
 }
 
-const PERMANENT_CODES = new Set(['INVALID_URI', 'EMPTY_CONTENTS', 'WRONG_URI', 'UNAUTHORIZED']);
+const PERMANENT_CODES = new Set([
+  'INVALID_URI',
+  'EMPTY_CONTENTS',
+  'WRONG_URI',
+  'UNAUTHORIZED',
+  'NOT_SUPPORTED',
+  'INVALID_ARGUMENTS',
+]);
 
 /**
  * Errors that retrying the same request cannot fix: not found, a method the

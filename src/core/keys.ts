@@ -2,6 +2,18 @@ import type { QueryKey } from '@tanstack/query-core';
 import type { ListKind } from './lists';
 
 /**
+ * What a prompt, completion or task key asks of the server, as the key holds it (checked
+ * where it is sent: a key is plain data anyone can build).
+ */
+export type McpRequestKey =
+  | { kind: 'prompt'; name: unknown; args: unknown }
+  | { kind: 'completion'; ref: unknown; argument: unknown; context: unknown }
+  | { kind: 'task'; taskId: unknown };
+
+/** The segment after the prefix, and how many parts follow it, of each request key. */
+const REQUEST_PARTS = { prompt: 2, completion: 3, task: 1 } as const;
+
+/**
  * The one place query keys are built and recognised. Unscoped keys are the
  * documented `['resource', uri]` / `['resources']`; a scoped provider (several
  * servers sharing one QueryClient) prefixes every key with `['mcp', scope]`, so
@@ -17,6 +29,12 @@ export interface McpKeys {
   tools(): QueryKey;
   prompts(): QueryKey;
   list(kind: ListKind): QueryKey;
+  /** `prompts/get` of one prompt with its arguments (`{}` when it has none). */
+  prompt(name: string, args?: Record<string, string>): QueryKey;
+  /** `completion/complete` of one argument, with what was typed and the other arguments. */
+  completion(ref: unknown, argument: { name: string; value: string }, context?: object): QueryKey;
+  /** One task (2025-11-25): its status, and its result once it has one. */
+  task(taskId: string): QueryKey;
   /** The mutation key of tool calls. */
   callTool(): QueryKey;
   /** The URI of a resource key built by these keys, else undefined. */
@@ -25,6 +43,10 @@ export interface McpKeys {
   listOf(key: QueryKey): ListKind | undefined;
   /** Whether a key is this provider's resource list key. */
   isList(key: QueryKey): boolean;
+  /** The prompt, completion or task a key of these keys asks for, else undefined. */
+  requestOf(key: QueryKey): McpRequestKey | undefined;
+  /** Whether a key is any of this provider's keys (a resource, a list, a request). */
+  owns(key: QueryKey): boolean;
 }
 
 const LIST_SEGMENTS: Record<ListKind, string> = {
@@ -45,6 +67,22 @@ export function createMcpKeys(scope?: string): McpKeys {
       (kind) => LIST_SEGMENTS[kind] === key[n],
     );
   };
+  const requestOf = (key: QueryKey): McpRequestKey | undefined => {
+    const kind = key[n] as keyof typeof REQUEST_PARTS;
+    if (!Object.hasOwn(REQUEST_PARTS, kind) || key.length !== n + 1 + REQUEST_PARTS[kind]) {
+      return undefined;
+    }
+    if (!hasPrefix(key)) return undefined;
+    const [a, b, c] = key.slice(n + 1);
+    if (kind === 'prompt') return { kind, name: a, args: b };
+    if (kind === 'completion') return { kind, ref: a, argument: b, context: c };
+    return { kind, taskId: a };
+  };
+  const uriOf = (key: QueryKey): string | undefined => {
+    if (key.length !== n + 2 || !hasPrefix(key) || key[n] !== 'resource') return undefined;
+    const uri = key[n + 1];
+    return typeof uri === 'string' ? uri : undefined;
+  };
   return {
     scope,
     resource: (uri) => [...prefix, 'resource', uri],
@@ -54,14 +92,16 @@ export function createMcpKeys(scope?: string): McpKeys {
     tools: () => list('tools'),
     prompts: () => list('prompts'),
     list,
+    prompt: (name, args) => [...prefix, 'prompt', name, args ?? {}],
+    completion: (ref, argument, context) => [...prefix, 'completion', ref, argument, context ?? {}],
+    task: (taskId) => [...prefix, 'task', taskId],
     callTool: () => [...prefix, 'callTool'],
-    uriOf(key) {
-      if (key.length !== n + 2 || !hasPrefix(key) || key[n] !== 'resource') return undefined;
-      const uri = key[n + 1];
-      return typeof uri === 'string' ? uri : undefined;
-    },
+    uriOf,
     listOf,
     isList: (key) => listOf(key) === 'resources',
+    requestOf,
+    owns: (key) =>
+      uriOf(key) !== undefined || listOf(key) !== undefined || requestOf(key) !== undefined,
   };
 }
 

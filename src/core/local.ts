@@ -7,11 +7,12 @@ import type { Connection } from './connection';
 import { errorMessage, invalidUriError, isValidUri, McpQueryError } from './errors';
 import type { Emit, McpEventInput } from './events';
 import type { InterestRegistry } from './interest';
-import type { McpKeys } from './keys';
+import type { McpKeys, McpRequestKey } from './keys';
 import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { checkContents, digest } from './readResult';
+import { ask, logMeta } from './requests';
 import type { Session } from './session';
 import { callOn } from './tools';
 import type { CallToolVariables, LocalUpstreamControl } from './upstream';
@@ -45,6 +46,8 @@ export class LocalUpstream implements LocalUpstreamControl {
   readonly #connection: Connection<Session>;
   readonly #timeoutMs: number;
   readonly #toolTimeoutMs: number;
+  /** The log level asked for (`useServerLog`), if any. */
+  #logLevel: string | undefined;
 
   constructor(options: McpCacheSyncOptions, parts: LocalUpstreamParts) {
     this.#parts = parts;
@@ -63,6 +66,8 @@ export class LocalUpstream implements LocalUpstreamControl {
     const list = keys.listOf(key);
     if (list) return this.#list(list, signal);
     if (isResourceKey(keys, key)) return this.#read(key[key.length - 1], key, signal);
+    const request = keys.requestOf(key);
+    if (request && request.kind !== 'task') return this.#ask(request, signal);
     return Promise.reject(
       new McpQueryError('UNKNOWN_KEY', `not an MCP query key: ${JSON.stringify(key)}`),
     );
@@ -134,6 +139,27 @@ export class LocalUpstream implements LocalUpstreamControl {
         const timer = setTimeout(release, FIRST_LOAD_GRACE_MS);
         (timer as { unref?: () => void }).unref?.();
       }
+    }
+  }
+
+  /**
+   * A prompt or a completion. A prompt is kept fresh by `prompts/list_changed`, so its first
+   * load waits for that coverage like a list does (rule 4); a completion is not live.
+   */
+  async #ask(request: Exclude<McpRequestKey, { kind: 'task' }>, signal: AbortSignal) {
+    const session =
+      request.kind === 'prompt'
+        ? await this.#covered({ list: 'prompts' }, signal)
+        : await this.#ready(signal);
+    const { client } = session;
+    try {
+      const meta = logMeta(client, this.#logLevel);
+      const result = await ask(client, request, { signal, timeout: this.#timeoutMs, meta });
+      signal.throwIfAborted();
+      return result;
+    } catch (error) {
+      if (!signal.aborted) session.failed(error);
+      throw error;
     }
   }
 

@@ -263,7 +263,7 @@ export class McpCacheSync {
         reset.has(query) ||
         (query.state.status === 'pending' &&
           query.state.fetchStatus === 'idle' &&
-          (this.keys.uriOf(query.queryKey) ?? this.keys.listOf(query.queryKey)) !== undefined),
+          this.keys.owns(query.queryKey)),
     );
   }
 

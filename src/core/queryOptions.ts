@@ -1,8 +1,12 @@
 import type {
+  CompleteResult,
+  GetPromptResult,
   Prompt,
+  PromptReference,
   ReadResourceResult,
   Resource,
   ResourceTemplateType as ResourceTemplate,
+  ResourceTemplateReference,
   Tool,
 } from '@modelcontextprotocol/client';
 import type { DataTag, QueryFunction, QueryKey } from '@tanstack/query-core';
@@ -67,6 +71,47 @@ export function toolListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptio
 /** Every prompt (every page). */
 export function promptListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Prompt[]> {
   return options<Prompt[]>(createMcpKeys(scope).prompts(), scope);
+}
+
+/**
+ * One prompt with its arguments (`prompts/get`), the same the `usePrompt` hook uses. Kept fresh
+ * by `prompts/list_changed` while something shows it; a server that declared no `prompts`
+ * gets no request (an `McpQueryError` `NOT_SUPPORTED`).
+ */
+export function promptQueryOptions(
+  name: string,
+  args?: Record<string, string>,
+  { scope }: ScopeOption = {},
+): McpQueryOptions<GetPromptResult> {
+  return options<GetPromptResult>(createMcpKeys(scope).prompt(name, args), scope);
+}
+
+/** What to complete: a prompt's argument or a resource template's variable, as typed so far. */
+export interface CompletionRequest {
+  ref: PromptReference | ResourceTemplateReference;
+  /** The argument (or template variable) being typed. */
+  argument: string;
+  /** What the user typed so far. */
+  value: string;
+  /** The other arguments already chosen (a server may narrow by them). */
+  context?: Record<string, string>;
+}
+
+/**
+ * The server's suggestions for one argument as typed so far (`completion/complete`), cached a
+ * short while per (ref, argument, value, context). A server that declared no `completions`
+ * gets no request (`NOT_SUPPORTED`).
+ */
+export function completionQueryOptions(
+  { ref, argument, value, context }: CompletionRequest,
+  { scope }: ScopeOption = {},
+): McpQueryOptions<CompleteResult> {
+  const key = createMcpKeys(scope).completion(
+    ref,
+    { name: argument, value },
+    context && { arguments: context },
+  );
+  return options<CompleteResult>(key, scope);
 }
 
 export function listQueryOptions(

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpKeys } from '../core/keys';
-import { LIST_KINDS, type NotifiedList } from '../core/lists';
+import type { NotifiedList } from '../core/lists';
 import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables, Upstream } from '../core/upstream';
 import type { GroupLink } from './link';
@@ -267,12 +267,17 @@ export class Follower {
     this.#link.send(pending.request);
   }
 
-  /** What this tab holds: its wanted URIs, and the lists someone here shows. */
+  /**
+   * What this tab holds: its wanted URIs, and the lists, prompts and tasks someone here shows
+   * (the leader holds them too, so they stay live for this tab).
+   */
   #heldKeys(): QueryKey[] {
-    const { keys, desire } = this.#link.context;
+    const { keys, desire, queryClient } = this.#link.context;
     const held = desire().uris.map((uri) => keys.resource(uri));
-    for (const kind of LIST_KINDS) {
-      if ((this.#find(keys.list(kind))?.getObserversCount() ?? 0) > 0) held.push(keys.list(kind));
+    for (const query of queryClient.getQueryCache().getAll()) {
+      const key = query.queryKey;
+      const live = keys.listOf(key) !== undefined || isLiveRequest(keys, key);
+      if (live && query.getObserversCount() > 0) held.push(key);
     }
     return held;
   }
@@ -306,10 +311,33 @@ export class Follower {
   }
 }
 
-/** Resource content with something in it, or a list: what a read of `key` can return. */
+/** Whether a key is a prompt or a task: held while shown, like a list. */
+export function isLiveRequest(keys: McpKeys, key: QueryKey): boolean {
+  const kind = keys.requestOf(key)?.kind;
+  return kind === 'prompt' || kind === 'task';
+}
+
+/**
+ * Resource content with something in it, a list, a prompt's messages, a completion's values, a
+ * task: what a read of `key` can return.
+ */
 function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
   if (keys.listOf(key) !== undefined) return Array.isArray(data);
-  const contents = (data as { contents?: unknown } | null)?.contents;
+  const value = (data ?? {}) as {
+    contents?: unknown;
+    messages?: unknown;
+    completion?: { values?: unknown };
+    task?: unknown;
+  };
+  switch (keys.requestOf(key)?.kind) {
+    case 'prompt':
+      return Array.isArray(value.messages);
+    case 'completion':
+      return Array.isArray(value.completion?.values);
+    case 'task':
+      return typeof value.task === 'object' && value.task !== null;
+  }
+  const { contents } = value;
   return keys.uriOf(key) !== undefined && Array.isArray(contents) && contents.length > 0;
 }
 

@@ -37,8 +37,7 @@ export const FORWARDED = new Set<McpEvent['type']>([
   'list',
 ]);
 
-/** Whether `key` is an MCP resource or list key of this group's scope. */
+/** Whether `key` is an MCP key of this group's scope: a resource, a list, a prompt, a completion, a task. */
 export function isGroupKey(keys: McpKeys, key: unknown): key is QueryKey {
-  if (!Array.isArray(key)) return false;
-  return keys.uriOf(key) !== undefined || keys.listOf(key) !== undefined;
+  return Array.isArray(key) && keys.owns(key);
 }

@@ -6,7 +6,7 @@ import { whileAlive } from '../core/lifetime';
 import type { NotifiedList } from '../core/lists';
 import type { CallToolVariables, LocalUpstreamControl, TabContext } from '../core/upstream';
 import { Waiters } from '../core/waiters';
-import { Follower, type FollowerMessage } from './follower';
+import { Follower, type FollowerMessage, isLiveRequest } from './follower';
 import { Leader, type LeaderMessage } from './leader';
 import { type GroupLink, isGroupKey, type Settings } from './link';
 import { tabLock } from './members';
@@ -234,7 +234,7 @@ export class Membership {
     if (this.#leading) this.#leader?.onCacheEvent(event);
     else if (
       (type === 'observerAdded' || type === 'observerRemoved') &&
-      keys.listOf(query.queryKey) !== undefined
+      (keys.listOf(query.queryKey) !== undefined || isLiveRequest(keys, query.queryKey))
     ) {
       this.interest();
     }

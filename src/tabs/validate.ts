@@ -27,9 +27,38 @@ const isString = (value: unknown): value is string =>
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && Number(value) >= 0;
 const isCount = isId;
 const isTime = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
-/** A query key: a short array of strings (an MCP key is at most ['mcp', scope, 'resource', uri]). */
-const isKey = (value: unknown) =>
-  Array.isArray(value) && value.length > 0 && value.length <= 4 && value.every(isString);
+/** The most characters the strings of one key may add up to (a prompt's or completion's arguments). */
+const MAX_KEY_CHARS = 16_384;
+/** The most entries of an object in a key (arguments by name, a completion's context). */
+const MAX_KEY_ENTRIES = 64;
+
+/**
+ * The characters of a key part, or NaN when it is not one: a string, or a small plain object
+ * of strings, nested at most twice (a completion's `{ arguments: { … } }`).
+ */
+function partChars(value: unknown, depth: number): number {
+  if (typeof value === 'string') return value.length;
+  if (!isObject(value) || depth > 1) return Number.NaN;
+  const entries = Object.entries(value);
+  if (entries.length > MAX_KEY_ENTRIES) return Number.NaN;
+  let chars = 0;
+  for (const [name, entry] of entries) chars += name.length + partChars(entry, depth + 1);
+  return chars;
+}
+
+/**
+ * A query key: a short array of non-empty strings and small objects (an MCP key is at most
+ * ['mcp', scope, 'completion', ref, argument, context]), bounded in size.
+ */
+const isKey = (value: unknown) => {
+  if (!Array.isArray(value) || value.length === 0 || value.length > 6) return false;
+  let chars = 0;
+  for (const part of value) {
+    if (typeof part === 'string' && !isString(part)) return false;
+    chars += partChars(part, 0);
+  }
+  return chars <= MAX_KEY_CHARS;
+};
 const isList = <T>(value: unknown, max: number, item: (entry: unknown) => entry is T) =>
   Array.isArray(value) && value.length <= max && value.every(item);
 

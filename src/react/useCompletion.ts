@@ -1,8 +1,8 @@
 import type { CompleteResult } from '@modelcontextprotocol/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
 import { type CompletionRequest, completionQueryOptions } from '../core/queryOptions';
 import { useMcpSync } from './context';
+import { useDebounced } from './useDebounced';
 import { useMcp } from './useMcp';
 
 export interface UseCompletionOptions extends CompletionRequest {
@@ -37,12 +37,7 @@ export function useCompletion(options: UseCompletionOptions): UseCompletionResul
   const { debounceMs = 150, enabled = true, scope, value, ...request } = options;
   const sync = useMcpSync('useCompletion', scope);
   const { capabilities } = useMcp(scope);
-  const [asked, setAsked] = useState(value);
-  useEffect(() => {
-    if (asked === value) return;
-    const timer = setTimeout(() => setAsked(value), debounceMs);
-    return () => clearTimeout(timer);
-  }, [value, asked, debounceMs]);
+  const asked = useDebounced(value, debounceMs);
   const supported = capabilities && capabilities.completions !== undefined;
   const query = useQuery(
     {

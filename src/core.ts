@@ -49,6 +49,13 @@ export {
   toolListQueryOptions,
 } from './core/queryOptions';
 export {
+  DEFAULT_LOG_MAX,
+  type ServerLog,
+  type ServerLogEntry,
+  type ServerLogSnapshot,
+  serverLog,
+} from './core/serverLog';
+export {
   createServerRequests,
   type ElicitationOptions,
   type PendingElicitation,

@@ -16,6 +16,11 @@ export { usePromptList } from './react/usePromptList';
 export { type UseResourceOptions, useResource } from './react/useResource';
 export { type UseResourceListOptions, useResourceList } from './react/useResourceList';
 export { useResourceTemplates } from './react/useResourceTemplates';
+export {
+  type UseServerLogOptions,
+  type UseServerLogResult,
+  useServerLog,
+} from './react/useServerLog';
 export { type UseSuspenseResourceOptions, useSuspenseResource } from './react/useSuspenseResource';
 export { useSuspenseResourceList } from './react/useSuspenseResourceList';
 export { useToolList } from './react/useToolList';

@@ -1,4 +1,4 @@
-import type { ServerCapabilities } from '@modelcontextprotocol/client';
+import type { LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type Clock, systemClock } from './clock';
 import type { ListKind, NotifiedList } from './lists';
 
@@ -70,6 +70,11 @@ export type McpEvent = { at: number } & (
   /** Tab sharing: whether this tab holds the connection, how many tabs share it, leader changes. */
   | { type: 'tabs'; leader: boolean; tabs: number; handovers: number }
   | { type: 'malformed'; method: string; reason: string }
+  /**
+   * A server's `notifications/message`: `data` as sent (a JSON value; past 8,000 characters of
+   * JSON, that JSON cut, as a string), `logger` cut at 200.
+   */
+  | { type: 'log'; level: LoggingLevel; logger?: string; data: unknown }
   /** `digest`: a fingerprint of the contents read (equal contents, equal digest). */
   | {
       type: 'read';

@@ -13,8 +13,8 @@ import type { Upstream } from './upstream';
 export interface SyncInternals {
   /** The event stream, and the present state as events for a fold that starts late. */
   readonly events: { readonly bus: EventBus; facts(): McpEventInput[] };
-  /** Where tool calls go, and where the connected client is. */
-  readonly upstream: Pick<Upstream, 'callTool' | 'client'>;
+  /** Where tool calls go, where the connected client is, where the log level is asked. */
+  readonly upstream: Pick<Upstream, 'callTool' | 'client' | 'setLogLevel'>;
   /** The server's requests waiting for the user. */
   readonly serverRequests: ServerRequests | undefined;
   readonly diagnostics: {

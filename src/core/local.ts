@@ -1,4 +1,9 @@
-import type { CallToolResult, Client, ReadResourceResult } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  Client,
+  LoggingLevel,
+  ReadResourceResult,
+} from '@modelcontextprotocol/client';
 import { hashKey, type QueryClient, type QueryKey } from '@tanstack/query-core';
 import type { CacheBridge } from './cacheBridge';
 import type { Clock } from './clock';
@@ -47,13 +52,13 @@ export class LocalUpstream implements LocalUpstreamControl {
   readonly #timeoutMs: number;
   readonly #toolTimeoutMs: number;
   /** The log level asked for (`useServerLog`), if any. */
-  #logLevel: string | undefined;
+  #logLevel: LoggingLevel | undefined;
 
   constructor(options: McpCacheSyncOptions, parts: LocalUpstreamParts) {
     this.#parts = parts;
     this.#timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
     this.#toolTimeoutMs = options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
-    this.#connection = createConnection(options, parts);
+    this.#connection = createConnection(options, { ...parts, logLevel: () => this.#logLevel });
   }
 
   /** The connection itself, for the McpCacheSync's state, reconnect and sign-in. */
@@ -76,7 +81,8 @@ export class LocalUpstream implements LocalUpstreamControl {
   async callTool(variables: CallToolVariables): Promise<CallToolResult> {
     const session = await this.#ready(variables.signal);
     try {
-      return await callOn(session.client, variables, this.#toolTimeoutMs);
+      const { client } = session;
+      return await callOn(client, variables, this.#toolTimeoutMs, logMeta(client, this.#logLevel));
     } catch (error) {
       session.failed(error);
       throw error;
@@ -85,6 +91,11 @@ export class LocalUpstream implements LocalUpstreamControl {
 
   interest(): void {
     this.#connection.session?.update(this.#parts.interest.desire());
+  }
+
+  setLogLevel(level: LoggingLevel | undefined): void {
+    this.#logLevel = level;
+    this.#connection.session?.logAt(level);
   }
 
   isCovered(uri: string): boolean {
@@ -124,7 +135,10 @@ export class LocalUpstream implements LocalUpstreamControl {
         // TanStack Query is the only cache: the SDK's own TTL cache could
         // answer a post-notification read with the content it replaces.
         run: (client) =>
-          client.readResource({ uri }, { cacheMode: 'bypass', signal, timeout: this.#timeoutMs }),
+          client.readResource(
+            { uri, ...logMeta(client, this.#logLevel) },
+            { cacheMode: 'bypass', signal, timeout: this.#timeoutMs },
+          ),
         check: (result) => checkContents(uri, result),
         success: (result) => ({
           type: 'read',

@@ -1,4 +1,4 @@
-import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
+import type { Client, LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/client';
 import { McpQueryError } from './errors';
 import type { McpRequestKey } from './keys';
 
@@ -6,8 +6,8 @@ import type { McpRequestKey } from './keys';
 export interface AskOptions {
   signal: AbortSignal;
   timeout: number;
-  /** Extra `_meta` for the request (2026-07-28: the log level asked for). */
-  meta: Record<string, unknown> | undefined;
+  /** `_meta` for the request (2026-07-28: the log level asked for: `logMeta`). */
+  meta: LogMeta | undefined;
 }
 
 const CAPABILITY = { prompt: 'prompts', completion: 'completions' } as const;
@@ -37,13 +37,12 @@ export function ask(
     return Promise.reject(notSupported(capability));
   }
   const options = { signal, timeout };
-  const _meta = meta && { _meta: meta };
   if (request.kind === 'prompt') {
     const { name, args } = request;
     if (!isName(name) || !isStrings(args)) {
       return Promise.reject(invalid('a prompt needs a name and string arguments'));
     }
-    return client.getPrompt({ name, arguments: args, ..._meta }, options);
+    return client.getPrompt({ name, arguments: args, ...meta }, options);
   }
   const { ref, argument, context } = request;
   const reference = isObject(ref) ? ref : {};
@@ -67,7 +66,7 @@ export function ask(
       ref: reference as never,
       argument: { name: argument.name, value: argument.value },
       ...(context.arguments !== undefined && { context: { arguments: context.arguments } }),
-      ..._meta,
+      ...meta,
     },
     options,
   );
@@ -86,14 +85,26 @@ export function supports(
  * request's `notifications/message` only then); undefined on 2025, where `logging/setLevel`
  * says it once per session, and when nobody asked or the server declared no logging.
  */
-export function logMeta(
-  client: Client,
-  level: string | undefined,
-): Record<string, unknown> | undefined {
+export function logMeta(client: Client, level: string | undefined): LogMeta | undefined {
   return level !== undefined &&
     client.getProtocolEra() === 'modern' &&
     supports(client.getServerCapabilities(), 'logging')
-    ? { 'io.modelcontextprotocol/logLevel': level }
+    ? { _meta: { 'io.modelcontextprotocol/logLevel': level } }
+    : undefined;
+}
+
+/** Request params' `_meta`, spread into them. */
+export type LogMeta = { _meta: Record<string, unknown> };
+
+/**
+ * Tell a 2025 server the log level (`logging/setLevel`), where it declared logging; undefined
+ * where nothing is sent (2026-07-28 has no such request: `logMeta` says it per request).
+ */
+export function setLevel(client: Client, level: LoggingLevel | undefined) {
+  return level !== undefined &&
+    client.getProtocolEra() === 'legacy' &&
+    supports(client.getServerCapabilities(), 'logging')
+    ? client.setLoggingLevel(level)
     : undefined;
 }
 

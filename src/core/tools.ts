@@ -3,6 +3,7 @@ import type { QueryKey } from '@tanstack/query-core';
 import { internalsOf } from './internals';
 import type { McpKeys } from './keys';
 import { toolsListed } from './lists';
+import type { LogMeta } from './requests';
 import type { CallToolVariables } from './upstream';
 
 export type { CallToolVariables };
@@ -27,13 +28,18 @@ export async function callOn(
   client: Client,
   variables: CallToolVariables,
   timeoutMs: number,
+  meta?: LogMeta,
 ): Promise<CallToolResult> {
   if (!toolsListed.has(client) && client.getServerCapabilities()?.tools) {
     await client.listTools(undefined, { cacheMode: 'refresh', timeout: timeoutMs });
     toolsListed.add(client);
   }
   const result = await client.callTool(
-    { name: variables.name, ...(variables.arguments && { arguments: variables.arguments }) },
+    {
+      name: variables.name,
+      ...(variables.arguments && { arguments: variables.arguments }),
+      ...meta,
+    },
     {
       timeout: timeoutMs,
       resetTimeoutOnProgress: true,

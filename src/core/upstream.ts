@@ -1,4 +1,4 @@
-import type { CallToolResult, Client, Progress } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, LoggingLevel, Progress } from '@modelcontextprotocol/client';
 import type { QueryClient, QueryKey } from '@tanstack/query-core';
 import type { Clock } from './clock';
 import type { EventBus, McpEventInput } from './events';
@@ -29,6 +29,8 @@ export interface Upstream {
   callTool(variables: CallToolVariables): Promise<CallToolResult>;
   /** What this tab wants changed (one flush of the interest registry). */
   interest(desire: Desire): void;
+  /** Ask the server for its log messages from `level` up (`useServerLog`); undefined: none asked. */
+  setLogLevel(level: LoggingLevel | undefined): void;
   /** Whether the server covers `uri` / the list right now (fresh until notified, rule 7). */
   isCovered(uri: string): boolean;
   isListCovered(list: NotifiedList): boolean;

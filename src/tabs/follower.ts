@@ -89,6 +89,7 @@ export class Follower {
         tab: this.#link.tab,
         keys: this.#heldKeys(),
         answering: this.#link.context.serverRequests?.answering === true,
+        ...(this.#link.logLevel() && { logLevel: this.#link.logLevel() }),
       });
     });
   }

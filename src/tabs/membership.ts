@@ -1,4 +1,4 @@
-import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryCacheNotifyEvent, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpEventInput } from '../core/events';
@@ -39,7 +39,13 @@ export class Membership {
   #handovers = 0;
   #tabs = 1;
 
-  constructor(local: LocalUpstreamControl, context: TabContext, settings: Settings) {
+  /** `logLevel`: what this tab's `useServerLog` asks for now. */
+  constructor(
+    local: LocalUpstreamControl,
+    context: TabContext,
+    settings: Settings,
+    logLevel: () => LoggingLevel | undefined,
+  ) {
     this.#local = local;
     this.#context = context;
     const { clock } = context;
@@ -54,6 +60,7 @@ export class Membership {
       context,
       settings,
       send: (message) => this.#send(message),
+      logLevel,
     };
     this.#follower = new Follower(this.#link);
     this.#channel.addEventListener(
@@ -130,6 +137,12 @@ export class Membership {
 
   interest(): void {
     if (this.#leading) this.#local.interest(this.#context.desire());
+    else this.#follower.interest();
+  }
+
+  /** This tab's log level changed: the leader asks for it (with the others'), a follower tells it. */
+  logLevelChanged(): void {
+    if (this.#leading) this.#leader?.reconcile();
     else this.#follower.interest();
   }
 
@@ -222,6 +235,7 @@ export class Membership {
         this.#emitTabs();
       },
     });
+    this.#leader.reconcile();
     // Until the group is counted again, this tab says at once that it leads.
     if (handover) this.#emitTabs();
     this.#waiters.recheck();

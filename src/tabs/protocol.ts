@@ -1,4 +1,4 @@
-import type { ElicitResult, Progress } from '@modelcontextprotocol/client';
+import type { ElicitResult, LoggingLevel, Progress } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import { McpQueryError, type McpQueryErrorCode } from '../core/errors';
 import type { McpEvent } from '../core/events';
@@ -23,10 +23,17 @@ export type TabMessage =
   /** This tab holds the connection now (`handovers`: leader changes the group has seen). */
   | { type: 'leader'; tab: string; handovers: number }
   /**
-   * Every MCP key this tab holds (resources and lists): the leader holds them
-   * for it; `answering`: a component here answers elicitations.
+   * Every MCP key this tab holds (resources, lists, prompts, tasks): the leader holds them for
+   * it; `answering`: a component here answers elicitations; `logLevel`: the server's log
+   * messages it asks for.
    */
-  | { type: 'interest'; tab: string; keys: QueryKey[]; answering?: boolean }
+  | {
+      type: 'interest';
+      tab: string;
+      keys: QueryKey[];
+      answering?: boolean;
+      logLevel?: LoggingLevel;
+    }
   | { type: 'bye'; tab: string }
   /** `fresh`: the entry was invalidated here, so read, even if the leader's copy is fresh. */
   | { type: 'read'; tab: string; id: number; key: QueryKey; fresh: boolean }

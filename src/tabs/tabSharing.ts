@@ -1,4 +1,4 @@
-import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { NotifiedList } from '../core/lists';
@@ -76,6 +76,7 @@ class SharedUpstream implements Upstream {
   readonly #settings: Settings;
   readonly #page: PageLike | undefined;
   #membership: Membership | undefined;
+  #logLevel: LoggingLevel | undefined;
   readonly #waiters = new Waiters();
 
   constructor(
@@ -93,12 +94,13 @@ class SharedUpstream implements Upstream {
   start(): void {
     if (this.#membership) return;
     const context = this.#context;
-    this.#membership = new Membership(this.#local, context, this.#settings);
+    const join = () => new Membership(this.#local, context, this.#settings, () => this.#logLevel);
+    this.#membership = join();
     context.addFacts(() => [(this.#membership as Membership).fact()]);
     // Another identity is another group: private data never crosses identities.
     context.onIdentity(() => {
       const previous = this.#membership as Membership;
-      this.#membership = new Membership(this.#local, context, this.#settings);
+      this.#membership = join();
       previous.leave(this.#membership);
     });
     // A page that goes away says goodbye at once: the leader's liveness check runs on a
@@ -126,6 +128,11 @@ class SharedUpstream implements Upstream {
 
   interest(): void {
     this.#membership?.interest();
+  }
+
+  setLogLevel(level: LoggingLevel | undefined): void {
+    this.#logLevel = level;
+    this.#membership?.logLevelChanged();
   }
 
   isCovered(uri: string): boolean {

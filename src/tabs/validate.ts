@@ -1,4 +1,5 @@
 import type { McpEvent } from '../core/events';
+import { severity } from '../core/logLevels';
 import { FORWARDED } from './link';
 import type { TabMessage } from './protocol';
 
@@ -62,6 +63,18 @@ const isKey = (value: unknown) => {
 const isList = <T>(value: unknown, max: number, item: (entry: unknown) => entry is T) =>
   Array.isArray(value) && value.length <= max && value.every(item);
 
+/** A log message's data, as JSON, is cut at 8,000 characters where it is received. */
+const MAX_LOG_CHARS = 8192;
+
+/** How long `value` is as JSON (infinite when it is not JSON). */
+function jsonChars(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 const LIST_NAMES = new Set(['resources', 'tools', 'prompts']);
 const LIST_KINDS = new Set(['resources', 'resourceTemplates', 'tools', 'prompts']);
 const PHASES = new Set(['start', 'success', 'error']);
@@ -89,6 +102,10 @@ const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
   malformed: (e) => typeof e.method === 'string' && typeof e.reason === 'string',
   read: (e) => isString(e.uri) && PHASES.has(e.phase as string),
   list: (e) => LIST_KINDS.has(e.list as string) && PHASES.has(e.phase as string),
+  log: (e) =>
+    severity(e.level) >= 0 &&
+    (e.logger === undefined || (typeof e.logger === 'string' && e.logger.length <= 256)) &&
+    jsonChars(e.data) <= MAX_LOG_CHARS,
 };
 
 const isEvent = (value: unknown): value is McpEvent => {
@@ -111,7 +128,8 @@ const SHAPES: Record<TabMessage['type'], Check> = {
   interest: (m) =>
     isString(m.tab) &&
     isList(m.keys, MAX_KEYS_PER_TAB, (key): key is string[] => isKey(key)) &&
-    (m.answering === undefined || typeof m.answering === 'boolean'),
+    (m.answering === undefined || typeof m.answering === 'boolean') &&
+    (m.logLevel === undefined || severity(m.logLevel) >= 0),
   read: (m) => isString(m.tab) && isId(m.id) && isKey(m.key) && typeof m.fresh === 'boolean',
   call: (m) =>
     isString(m.tab) &&

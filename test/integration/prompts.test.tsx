@@ -129,9 +129,9 @@ describe.each(ERA_CASES)('prompts ($kind)', ({ kind }) => {
     const result = await queryClient.fetchQuery(promptQueryOptions('greet', { who: 'Cy' }));
     expect(textOf(result)).toBe('prompt greet rev 1 with {"who":"Cy"}');
     // A required argument missing: the server's -32602, not retried.
-    await expect(
-      queryClient.fetchQuery(promptQueryOptions('greet', {})),
-    ).rejects.toMatchObject({ code: -32602 });
+    await expect(queryClient.fetchQuery(promptQueryOptions('greet', {}))).rejects.toMatchObject({
+      code: -32602,
+    });
     expect(server.counters().promptGets).toBe(2);
   });
 });

@@ -196,7 +196,9 @@ const openV1Session: LegacySessionFactory = async (setup) => {
     low.setRequestHandler(ListToolsRequestSchema, (request) =>
       mapped(() => setup.catalog.listTools(request.params?.cursor)),
     );
+    // A server without logging sends none (the SDK refuses to), as sendLoggingMessage does.
     const isIgnored = (level: LogLevel, sessionId: string | undefined) =>
+      !caps.logging ||
       (
         low as unknown as { isMessageIgnored(level: string, id?: string): boolean }
       ).isMessageIgnored(level, sessionId);

@@ -1,6 +1,6 @@
 export * from './core';
 export { McpProvider, type McpProviderProps } from './react/McpProvider';
-export { type UseCallToolOptions, useCallTool } from './react/useCallTool';
+export { type UseCallToolOptions, type UseCallToolResult, useCallTool } from './react/useCallTool';
 export {
   type UseCompletionOptions,
   type UseCompletionResult,

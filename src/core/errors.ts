@@ -109,6 +109,13 @@ export function isPermanent(error: unknown): boolean {
   );
 }
 
+/** Why a call ended, as the `CANCELLED` outcome (`reason`: the signal's). */
+export function cancelled(reason: unknown): McpQueryError {
+  return reason instanceof McpQueryError && reason.code === 'CANCELLED'
+    ? reason
+    : new McpQueryError('CANCELLED', 'the call was cancelled', { cause: reason });
+}
+
 /** The longest server-controlled text an event or error state carries. */
 export const MAX_MESSAGE = 1000;
 

@@ -50,14 +50,17 @@ export class LocalUpstream implements LocalUpstreamControl {
   readonly #parts: LocalUpstreamParts;
   readonly #connection: Connection<Session>;
   readonly #timeoutMs: number;
-  readonly #toolTimeoutMs: number;
+  readonly #toolTimeouts: { timeoutMs: number; maxTotalTimeoutMs: number };
   /** The log level asked for (`useServerLog`), if any. */
   #logLevel: LoggingLevel | undefined;
 
   constructor(options: McpCacheSyncOptions, parts: LocalUpstreamParts) {
     this.#parts = parts;
     this.#timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-    this.#toolTimeoutMs = options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
+    this.#toolTimeouts = {
+      timeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+      maxTotalTimeoutMs: options.toolMaxTotalTimeoutMs ?? DEFAULTS.toolMaxTotalTimeoutMs,
+    };
     this.#connection = createConnection(options, { ...parts, logLevel: () => this.#logLevel });
   }
 
@@ -82,7 +85,7 @@ export class LocalUpstream implements LocalUpstreamControl {
     const session = await this.#ready(variables.signal);
     try {
       const { client } = session;
-      return await callOn(client, variables, this.#toolTimeoutMs, logMeta(client, this.#logLevel));
+      return await callOn(client, variables, this.#toolTimeouts, logMeta(client, this.#logLevel));
     } catch (error) {
       session.failed(error);
       throw error;

@@ -129,7 +129,7 @@ export class McpCacheSync {
         wants: (uri) => interest.wants(uri),
         serverRequests: options.serverRequests,
         requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
-        toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+        toolMaxTotalTimeoutMs: options.toolMaxTotalTimeoutMs ?? DEFAULTS.toolMaxTotalTimeoutMs,
         clock,
         demand,
         signal: this.#life.signal,

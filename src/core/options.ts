@@ -55,6 +55,8 @@ export interface McpCacheSyncOptions {
   silenceProbeMs?: number;
   /** Bound on a tool call; progress notifications restart it (ms, default 120 s). */
   toolTimeoutMs?: number;
+  /** Bound on a tool call however much progress comes (ms, default 30 min). */
+  toolMaxTotalTimeoutMs?: number;
   /**
    * Let the server ask things of the client (elicitation, sampling, roots):
    * `createServerRequests({ … })`. Without it the client declares none.
@@ -78,4 +80,5 @@ export const DEFAULTS = {
   ackTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   toolTimeoutMs: 120_000,
+  toolMaxTotalTimeoutMs: 1_800_000,
 };

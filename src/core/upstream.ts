@@ -14,7 +14,12 @@ export interface CallToolVariables {
   arguments?: Record<string, unknown>;
   /** Progress notifications of this call (and, 2026-07-28, each round of input it needed). */
   onProgress?: (progress: Progress) => void;
+  /** Cancels the call: the server is told, and the call fails with `CANCELLED`. */
   signal?: AbortSignal;
+  /** The call's timeout, started again by each progress notification (default `toolTimeoutMs`). */
+  timeoutMs?: number;
+  /** Its bound however much progress comes (default `toolMaxTotalTimeoutMs`). */
+  maxTotalTimeoutMs?: number;
 }
 
 /**
@@ -76,7 +81,8 @@ export interface TabContext {
   wants(uri: string): boolean;
   readonly serverRequests: ServerRequests | undefined;
   readonly requestTimeoutMs: number;
-  readonly toolTimeoutMs: number;
+  /** The longest a tool call may take however much progress comes (the leader enforces it). */
+  readonly toolMaxTotalTimeoutMs: number;
   readonly clock: Clock;
   /** Something needs the connection: starts it, unless a provider's mount does. */
   demand(): void;

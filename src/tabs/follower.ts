@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
-import { McpQueryError } from '../core/errors';
+import { cancelled, McpQueryError } from '../core/errors';
 import type { McpKeys } from '../core/keys';
 import type { NotifiedList } from '../core/lists';
 import type { SharedElicitation } from '../core/serverRequests';
@@ -64,10 +64,15 @@ export class Follower {
 
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
     const { context, tab } = this.#link;
-    const timeoutMs = context.toolTimeoutMs + context.requestTimeoutMs;
+    // The leader times the call (restarted by progress); this only outlives a silent leader.
+    const timeoutMs =
+      (variables.maxTotalTimeoutMs ?? context.toolMaxTotalTimeoutMs) + context.requestTimeoutMs;
+    const { name, arguments: args, timeoutMs: callTimeout, maxTotalTimeoutMs } = variables;
     const call: WireCall = {
-      name: variables.name,
-      ...(variables.arguments && { arguments: variables.arguments }),
+      name,
+      ...(args && { arguments: args }),
+      ...(callTimeout !== undefined && { timeoutMs: callTimeout }),
+      ...(maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs }),
       progress: variables.onProgress !== undefined,
     };
     return this.#request((id) => ({ type: 'call', tab, id, variables: call }), {
@@ -216,10 +221,13 @@ export class Follower {
       const id = this.#nextId;
       const onAbort = () => {
         const taken = this.#take(id);
-        if (taken?.sentTo !== undefined && taken.request.type === 'call') {
-          this.#link.send({ type: 'cancel', tab: this.#link.tab, id });
+        if (taken?.request.type !== 'call') {
+          taken?.reject(signal?.reason);
+          return;
         }
-        taken?.reject(signal?.reason);
+        if (taken.sentTo !== undefined)
+          this.#link.send({ type: 'cancel', tab: this.#link.tab, id });
+        taken.reject(cancelled(signal?.reason));
       };
       const timer = setTimeout(() => {
         this.#take(id)?.reject(

@@ -225,9 +225,12 @@ export class Leader {
     variables: WireCall,
     signal: AbortSignal,
   ): Promise<{ value: unknown }> {
+    const { name, arguments: args, timeoutMs, maxTotalTimeoutMs } = variables;
     const value = await this.#link.local.callTool({
-      name: variables.name,
-      ...(variables.arguments && { arguments: variables.arguments }),
+      name,
+      ...(args && { arguments: args }),
+      ...(timeoutMs !== undefined && { timeoutMs }),
+      ...(maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs }),
       signal,
       ...(variables.progress && {
         onProgress: (progress: Progress) =>

@@ -137,6 +137,8 @@ const SHAPES: Record<TabMessage['type'], Check> = {
     isObject(m.variables) &&
     isString(m.variables.name) &&
     (m.variables.arguments === undefined || isObject(m.variables.arguments)) &&
+    (m.variables.timeoutMs === undefined || isCount(m.variables.timeoutMs)) &&
+    (m.variables.maxTotalTimeoutMs === undefined || isCount(m.variables.maxTotalTimeoutMs)) &&
     typeof m.variables.progress === 'boolean',
   cancel: (m) => isString(m.tab) && isId(m.id),
   answer: (m) =>

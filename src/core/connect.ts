@@ -5,6 +5,7 @@ import type { Clock } from './clock';
 import { Connection } from './connection';
 import { McpQueryError } from './errors';
 import type { Emit } from './events';
+import { keepAlive } from './keepAlive';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { Retention } from './retention';
 import { type ChangeTarget, Session, type Wanted } from './session';
@@ -62,9 +63,14 @@ export function createConnection(
     clock,
     open: (fresh, observed, control) => {
       const { reconnects, lastLoss } = connection.state;
-      return new Session(
+      const { pingIntervalMs: intervalMs } = options;
+      const alive =
+        intervalMs !== undefined && intervalMs > 0
+          ? keepAlive({ intervalMs, timeoutMs: requestTimeoutMs, emit, clock })
+          : undefined;
+      const session = new Session(
         fresh,
-        { emit, wanted: interest, changes: bridge, logLevel, ...control },
+        { emit: alive?.emit ?? emit, wanted: interest, changes: bridge, logLevel, ...control },
         {
           backoff,
           ackTimeoutMs: options.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs,
@@ -79,6 +85,8 @@ export function createConnection(
         },
         observed,
       );
+      alive?.start(session, (reason) => control.lost(reason, true));
+      return session;
     },
   });
   return connection;

@@ -76,6 +76,10 @@ export function describeEvent(event: McpEvent): {
       };
     case 'malformed':
       return { label: 'malformed', detail: `${event.method}: ${event.reason}`, tone: 'error' };
+    case 'ping':
+      return event.error === undefined
+        ? { label: 'ping', detail: `${event.rttMs} ms`, tone: 'ok' }
+        : { label: 'ping failed', detail: event.error, tone: 'error' };
     case 'log': {
       const text = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
       return {

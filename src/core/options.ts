@@ -55,6 +55,12 @@ export interface McpCacheSyncOptions {
   silenceProbeMs?: number;
   /** Bound on a tool call; progress notifications restart it (ms, default 120 s). */
   toolTimeoutMs?: number;
+  /**
+   * Off by default. When set, a connection that heard nothing from the server for this long
+   * pings it (2026-07-28: `server/discover`); no answer within `requestTimeoutMs` makes the
+   * connection reconnect. The round trip shows in the diagnostics (`health`).
+   */
+  pingIntervalMs?: number;
   /** Bound on a tool call however much progress comes (ms, default 30 min). */
   toolMaxTotalTimeoutMs?: number;
   /**

@@ -39,6 +39,7 @@ export const FORWARDED = new Set<McpEvent['type']>([
   'read',
   'list',
   'log',
+  'ping',
 ]);
 
 /** Whether `key` is an MCP key of this group's scope: a resource, a list, a prompt, a completion, a task. */

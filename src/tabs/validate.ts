@@ -102,6 +102,9 @@ const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
   malformed: (e) => typeof e.method === 'string' && typeof e.reason === 'string',
   read: (e) => isString(e.uri) && PHASES.has(e.phase as string),
   list: (e) => LIST_KINDS.has(e.list as string) && PHASES.has(e.phase as string),
+  ping: (e) =>
+    (e.rttMs === undefined || (isTime(e.rttMs) && Number(e.rttMs) >= 0)) &&
+    (e.error === undefined || typeof e.error === 'string'),
   log: (e) =>
     severity(e.level) >= 0 &&
     (e.logger === undefined || (typeof e.logger === 'string' && e.logger.length <= 256)) &&

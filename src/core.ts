@@ -14,6 +14,10 @@ export type {
 } from './core/checks';
 export type { ProtocolChoice } from './core/clientSource';
 export type { Clock } from './core/clock';
+export {
+  type CompletionRequest,
+  completionQueryOptions,
+} from './core/completions';
 export { describeEvent, type McpEventTone } from './core/describeEvent';
 export { isNotFound, McpQueryError, type McpQueryErrorCode } from './core/errors';
 export type {
@@ -26,6 +30,7 @@ export type {
   StreamState,
   StreamStatus,
 } from './core/events';
+export { type KeepAlive, keepAlive } from './core/keepAlive';
 export { createMcpKeys, type McpKeys, type McpRequestKey, mcpKeys } from './core/keys';
 export type { ListKind, NotifiedList } from './core/lists';
 export { McpCacheSync } from './core/mcpCacheSync';
@@ -36,12 +41,10 @@ export {
   type PersistOptions,
   shouldPersistQuery,
 } from './core/persist';
+export { promptQueryOptions } from './core/prompts';
 export {
-  type CompletionRequest,
-  completionQueryOptions,
   type McpQueryOptions,
   promptListQueryOptions,
-  promptQueryOptions,
   resourceListQueryOptions,
   resourceQueryOptions,
   resourceTemplatesQueryOptions,

@@ -7,17 +7,15 @@ import type {
   QueryKey,
 } from '@tanstack/query-core';
 import type { InterestRegistry } from './interest';
-import type { McpKeys } from './keys';
+import { type McpKeys, REQUEST_PARTS, type RequestKind } from './keys';
 import { diffLists, fingerprintList, type ListFingerprint } from './listDiff';
 import { LIST_KINDS, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { ObserverHolds } from './observerHolds';
 import { listQueryOptions } from './queryOptions';
 import { retryUnlessPermanent, ttlOf } from './readResult';
 import { type Gained, RefetchCoordinator } from './refetchCoordinator';
+import { requestHandler } from './requests';
 import type { ChangeTarget, CoverageChange } from './session';
-
-/** How long a completion's answer is reused, and kept (a short while: the user is typing). */
-const COMPLETION_CACHE_MS = 30_000;
 
 export interface CacheBridgeOptions {
   queryClient: QueryClient;
@@ -52,7 +50,8 @@ export class CacheBridge implements ChangeTarget {
       if (uri !== undefined) return options.isCovered(uri);
       const kind = keys.listOf(key);
       if (kind !== undefined) return options.isListCovered(notifiedBy[kind]);
-      return keys.requestOf(key)?.kind === 'prompt' && options.isListCovered('prompts');
+      const list = requestHandler(keys.requestOf(key)?.kind)?.list;
+      return list !== undefined && options.isListCovered(list);
     });
     this.#holds = new ObserverHolds(options.keys, options.interest);
   }
@@ -84,20 +83,19 @@ export class CacheBridge implements ChangeTarget {
             : (this.#listTtl.get(kind) ?? 0),
       });
     }
+    // Prompts, completions, tasks: one kept fresh by a list (a prompt) is fresh until that
+    // list's `list_changed` while covered; the options of the others say how fresh they are.
     const scope = keys.resourcePrefix().slice(0, -1);
-    // A prompt changes with the prompts list: fresh until `prompts/list_changed` while covered.
-    queryClient.setQueryDefaults([...scope, 'prompt'], {
-      queryFn,
-      retry: retryUnlessPermanent,
-      staleTime: () => (this.#options.isListCovered('prompts') ? Number.POSITIVE_INFINITY : 0),
-    });
-    // What the user typed changes the key; an answer is reused for a short while only.
-    queryClient.setQueryDefaults([...scope, 'completion'], {
-      queryFn,
-      retry: retryUnlessPermanent,
-      staleTime: COMPLETION_CACHE_MS,
-      gcTime: COMPLETION_CACHE_MS,
-    });
+    for (const kind of Object.keys(REQUEST_PARTS) as RequestKind[]) {
+      queryClient.setQueryDefaults([...scope, kind], {
+        queryFn,
+        retry: retryUnlessPermanent,
+        staleTime: () => {
+          const list = requestHandler(kind)?.list;
+          return list && this.#options.isListCovered(list) ? Number.POSITIVE_INFINITY : 0;
+        },
+      });
+    }
   }
 
   start(): void {
@@ -126,7 +124,7 @@ export class CacheBridge implements ChangeTarget {
    */
   listChanged(list: NotifiedList): void {
     const { queryClient, keys } = this.#options;
-    if (list === 'prompts') for (const key of this.#promptKeys()) this.#coordinator.signal(key);
+    for (const key of this.#keptBy(list)) this.#coordinator.signal(key);
     for (const kind of LIST_KINDS) {
       if (notifiedBy[kind] !== list) continue;
       const isResources = kind === 'resources';
@@ -152,9 +150,8 @@ export class CacheBridge implements ChangeTarget {
     for (const kind of kindsOf(listsGained)) {
       covered.push({ key: keys.list(kind), awaited: awaited.lists.has(notifiedBy[kind]) });
     }
-    if (listsGained.includes('prompts')) {
-      const prompts = awaited.lists.has('prompts');
-      for (const key of this.#promptKeys()) covered.push({ key, awaited: prompts });
+    for (const list of listsGained) {
+      for (const key of this.#keptBy(list)) covered.push({ key, awaited: awaited.lists.has(list) });
     }
     this.#coordinator.covered(covered);
   }
@@ -203,14 +200,14 @@ export class CacheBridge implements ChangeTarget {
     for (const uri of affected) this.changed(uri);
   }
 
-  /** Every cached prompt of this scope (each is re-read when the prompts change). */
-  #promptKeys(): QueryKey[] {
+  /** The cached request keys of this scope that `list` keeps fresh (prompts: the prompts list). */
+  #keptBy(list: NotifiedList): QueryKey[] {
     const { queryClient, keys } = this.#options;
     return queryClient
       .getQueryCache()
       .getAll()
       .map((query) => query.queryKey)
-      .filter((key) => keys.requestOf(key)?.kind === 'prompt');
+      .filter((key) => requestHandler(keys.requestOf(key)?.kind)?.list === list);
   }
 
   #cachedResourceUris(): string[] {

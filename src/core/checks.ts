@@ -78,7 +78,7 @@ export interface McpDiagnostics {
   /** With tab sharing: whether this tab holds the connection, how many tabs share it, leader changes. */
   tabs: { leader: boolean; tabs: number; handovers: number } | undefined;
   /**
-   * With `pingIntervalMs`: the latest keep-alive's round trip (ms), when it was, and the pings
+   * With `keepAlive`: the latest keep-alive's round trip (ms), when it was, and the pings
    * that failed (each made the connection reconnect). Undefined until the first ping.
    */
   health?:

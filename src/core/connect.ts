@@ -5,7 +5,6 @@ import type { Clock } from './clock';
 import { Connection } from './connection';
 import { McpQueryError } from './errors';
 import type { Emit } from './events';
-import { keepAlive } from './keepAlive';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { Retention } from './retention';
 import { type ChangeTarget, Session, type Wanted } from './session';
@@ -63,11 +62,7 @@ export function createConnection(
     clock,
     open: (fresh, observed, control) => {
       const { reconnects, lastLoss } = connection.state;
-      const { pingIntervalMs: intervalMs } = options;
-      const alive =
-        intervalMs !== undefined && intervalMs > 0
-          ? keepAlive({ intervalMs, timeoutMs: requestTimeoutMs, emit, clock })
-          : undefined;
+      const alive = options.keepAlive?.session({ timeoutMs: requestTimeoutMs, emit, clock });
       const session = new Session(
         fresh,
         { emit: alive?.emit ?? emit, wanted: interest, changes: bridge, logLevel, ...control },

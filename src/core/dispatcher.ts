@@ -1,29 +1,27 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { clip } from './errors';
-import type { McpEventOf } from './events';
+import type { McpEventInput } from './events';
 import { listChangedMethod, NOTIFIED_LISTS, type NotifiedList } from './lists';
-import { severity } from './logLevels';
-
-export type LogEntry = Omit<McpEventOf<'log'>, 'at' | 'type'>;
+import { notificationParser } from './requests';
 
 export interface NotificationSink {
   updated(uri: string): void;
   listChanged(list: NotifiedList): void;
-  /** A server's log message, checked and bounded. */
-  message(entry: LogEntry): void;
+  /** A notification a registered parser made an event of (a log message, a task's status). */
+  event(event: McpEventInput): void;
   /** A notification we could not use: missing or non-string uri, unknown method. */
   malformed(method: string, reason: string): void;
 }
 
 export const UPDATED = 'notifications/resources/updated';
-const MESSAGE = 'notifications/message';
-/** The most characters of a log message's data kept (as JSON). */
-const MAX_LOG_DATA = 8000;
 
-/** Spec notifications that are simply not ours to handle (not malformed). */
+/**
+ * Spec notifications that are not ours to handle (not malformed) unless a module registered a
+ * parser (`defineNotification`: `notifications/message` with `useServerLog`, task status).
+ */
 const KNOWN_METHODS = new Set([
   'notifications/cancelled',
   'notifications/progress',
+  'notifications/message',
   'notifications/roots/list_changed',
   'notifications/tasks/status',
   'notifications/elicitation/complete',
@@ -68,22 +66,6 @@ export function installDispatcher(client: Client, sink: NotificationSink): void 
     }
     route.sink.updated(uri);
   });
-  client.setNotificationHandler(MESSAGE, { params: anyParams }, (params) => {
-    const { level, logger, data } = (params ?? {}) as Record<string, unknown>;
-    if (severity(level) < 0) {
-      route.sink.malformed(
-        MESSAGE,
-        level === undefined ? 'no level' : `level is ${describe(level)}`,
-      );
-      return;
-    }
-    const json = JSON.stringify(data) ?? '';
-    route.sink.message({
-      level: level as LogEntry['level'],
-      ...(typeof logger === 'string' && { logger: clip(logger, 200) }),
-      data: json.length > MAX_LOG_DATA ? clip(json, MAX_LOG_DATA) : data,
-    });
-  });
   for (const list of NOTIFIED_LISTS) {
     client.setNotificationHandler(listChangedMethod[list], { params: anyParams }, () => {
       route.sink.listChanged(list);
@@ -92,13 +74,20 @@ export function installDispatcher(client: Client, sink: NotificationSink): void 
   const previous = client.fallbackNotificationHandler;
   client.fallbackNotificationHandler = async (notification) => {
     const method = String(notification.method);
-    if (!KNOWN_METHODS.has(method)) route.sink.malformed(method, 'unknown method');
+    // Looked up as each arrives: a module loaded after this client connected still gets its own.
+    const parse = notificationParser(method);
+    if (parse) {
+      const params = notification.params;
+      const parsed = parse(typeof params === 'object' && params !== null ? params : {});
+      if (typeof parsed === 'string') route.sink.malformed(method, parsed);
+      else route.sink.event(parsed);
+    } else if (!KNOWN_METHODS.has(method)) route.sink.malformed(method, 'unknown method');
     await previous?.(notification);
   };
 }
 
 function describe(value: unknown): string {
-  if (typeof value === 'string') return value ? JSON.stringify(clip(value, 40)) : 'an empty string';
+  if (typeof value === 'string') return 'an empty string';
   if (value === null) return 'null';
   return `a ${typeof value}`;
 }

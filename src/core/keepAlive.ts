@@ -4,31 +4,45 @@ import { errorMessage } from './errors';
 import type { Emit, McpEventInput } from './events';
 import { delay, whileAlive } from './lifetime';
 
-export interface KeepAliveOptions {
-  /** Ping when nothing was heard from the server for this long. */
-  intervalMs: number;
+/** What a session's keep-alive is given when the connection opens the session. */
+export interface KeepAliveContext {
   /** How long a ping may take before the connection counts as dead. */
   timeoutMs: number;
   emit: Emit;
   clock: Clock;
 }
 
+/** One session's keep-alive: `emit` is what the session emits through (what it hears counts). */
+export interface SessionKeepAlive {
+  emit: Emit;
+  start(session: { client: Client; signal: AbortSignal }, lost: (reason: string) => void): void;
+}
+
+/** The `keepAlive` option of McpCacheSync / McpProvider: `keepAlive({ pingIntervalMs })`. */
+export interface KeepAlive {
+  session(context: KeepAliveContext): SessionKeepAlive;
+}
+
 /** Events that say the server is there (it sent them). */
 const HEARD = new Set<McpEventInput['type']>(['updated', 'list_changed', 'log', 'malformed']);
 
 /**
- * The optional keep-alive of one session (`pingIntervalMs`): after `intervalMs` with nothing
+ * An optional keep-alive for `<McpProvider keepAlive>`: after `pingIntervalMs` with nothing
  * heard from the server, one ping — `ping` on 2025; on 2026-07-28, which has no ping (a
  * stateless server has no connection to keep), `server/discover`, the one request every such
  * server answers without doing anything. Its round trip is an event (the diagnostics show it);
- * no answer within `timeoutMs` ends the session like any dead connection, and the connection
- * reconnects. `emit` is what the session emits through, so what it hears counts as alive.
+ * no answer within `requestTimeoutMs` ends the session like any dead connection, and the
+ * connection reconnects. An option object, not a number, so an app without it carries none
+ * of this code.
  */
-export function keepAlive(options: KeepAliveOptions): {
-  emit: Emit;
-  start(session: { client: Client; signal: AbortSignal }, lost: (reason: string) => void): void;
-} {
-  const { intervalMs, timeoutMs, emit, clock } = options;
+export function keepAlive({ pingIntervalMs: intervalMs }: { pingIntervalMs: number }): KeepAlive {
+  return { session: (context) => sessionKeepAlive(intervalMs, context) };
+}
+
+function sessionKeepAlive(
+  intervalMs: number,
+  { timeoutMs, emit, clock }: KeepAliveContext,
+): SessionKeepAlive {
   let heardAt = clock.now();
   return {
     emit: (event) => {

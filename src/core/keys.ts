@@ -1,17 +1,25 @@
 import type { QueryKey } from '@tanstack/query-core';
 import type { ListKind } from './lists';
 
-/**
- * What a prompt, completion or task key asks of the server, as the key holds it (checked
- * where it is sent: a key is plain data anyone can build).
- */
-export type McpRequestKey =
-  | { kind: 'prompt'; name: unknown; args: unknown }
-  | { kind: 'completion'; ref: unknown; argument: unknown; context: unknown }
-  | { kind: 'task'; taskId: unknown };
+/** The keys that ask the server something other than a resource or a list. */
+export type RequestKind = 'prompt' | 'completion' | 'task' | 'tasks';
 
-/** The segment after the prefix, and how many parts follow it, of each request key. */
-const REQUEST_PARTS = { prompt: 2, completion: 3, task: 1 } as const;
+/** How many parts follow the segment of each request key. */
+export const REQUEST_PARTS: Readonly<Record<RequestKind, number>> = {
+  prompt: 2,
+  completion: 3,
+  task: 1,
+  tasks: 0,
+};
+
+/**
+ * What a prompt, completion or task key asks of the server: its kind and the parts after it,
+ * as the key holds them (checked where they are sent: a key is plain data anyone can build).
+ */
+export interface McpRequestKey {
+  kind: RequestKind;
+  parts: readonly unknown[];
+}
 
 /**
  * The one place query keys are built and recognised. Unscoped keys are the
@@ -35,6 +43,8 @@ export interface McpKeys {
   completion(ref: unknown, argument: { name: string; value: string }, context?: object): QueryKey;
   /** One task (2025-11-25): its status, and its result once it has one. */
   task(taskId: string): QueryKey;
+  /** The server's tasks (`tasks/list`). */
+  tasks(): QueryKey;
   /** The mutation key of tool calls. */
   callTool(): QueryKey;
   /** The URI of a resource key built by these keys, else undefined. */
@@ -68,15 +78,11 @@ export function createMcpKeys(scope?: string): McpKeys {
     );
   };
   const requestOf = (key: QueryKey): McpRequestKey | undefined => {
-    const kind = key[n] as keyof typeof REQUEST_PARTS;
+    const kind = key[n] as RequestKind;
     if (!Object.hasOwn(REQUEST_PARTS, kind) || key.length !== n + 1 + REQUEST_PARTS[kind]) {
       return undefined;
     }
-    if (!hasPrefix(key)) return undefined;
-    const [a, b, c] = key.slice(n + 1);
-    if (kind === 'prompt') return { kind, name: a, args: b };
-    if (kind === 'completion') return { kind, ref: a, argument: b, context: c };
-    return { kind, taskId: a };
+    return hasPrefix(key) ? { kind, parts: key.slice(n + 1) } : undefined;
   };
   const uriOf = (key: QueryKey): string | undefined => {
     if (key.length !== n + 2 || !hasPrefix(key) || key[n] !== 'resource') return undefined;
@@ -95,6 +101,7 @@ export function createMcpKeys(scope?: string): McpKeys {
     prompt: (name, args) => [...prefix, 'prompt', name, args ?? {}],
     completion: (ref, argument, context) => [...prefix, 'completion', ref, argument, context ?? {}],
     task: (taskId) => [...prefix, 'task', taskId],
+    tasks: () => [...prefix, 'tasks'],
     callTool: () => [...prefix, 'callTool'],
     uriOf,
     listOf,

@@ -12,12 +12,12 @@ import type { Connection } from './connection';
 import { errorMessage, invalidUriError, isValidUri, McpQueryError } from './errors';
 import type { Emit, McpEventInput } from './events';
 import type { InterestRegistry } from './interest';
-import type { McpKeys, McpRequestKey } from './keys';
+import type { McpKeys } from './keys';
 import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { checkContents, digest } from './readResult';
-import { ask, logMeta } from './requests';
+import { logMeta, type RequestHandler, requestHandler } from './requests';
 import type { Session } from './session';
 import { callOn } from './tools';
 import type { CallToolVariables, LocalUpstreamControl } from './upstream';
@@ -75,7 +75,8 @@ export class LocalUpstream implements LocalUpstreamControl {
     if (list) return this.#list(list, signal);
     if (isResourceKey(keys, key)) return this.#read(key[key.length - 1], key, signal);
     const request = keys.requestOf(key);
-    if (request && request.kind !== 'task') return this.#ask(request, signal);
+    const handler = requestHandler(request?.kind);
+    if (request && handler) return this.#ask(handler, request.parts, key, signal);
     return Promise.reject(
       new McpQueryError('UNKNOWN_KEY', `not an MCP query key: ${JSON.stringify(key)}`),
     );
@@ -160,18 +161,25 @@ export class LocalUpstream implements LocalUpstreamControl {
   }
 
   /**
-   * A prompt or a completion. A prompt is kept fresh by `prompts/list_changed`, so its first
-   * load waits for that coverage like a list does (rule 4); a completion is not live.
+   * A prompt, a completion, a task: its registered handler runs it. One kept fresh by a list
+   * (a prompt) waits for that list's coverage like a list does (rule 4).
    */
-  async #ask(request: Exclude<McpRequestKey, { kind: 'task' }>, signal: AbortSignal) {
-    const session =
-      request.kind === 'prompt'
-        ? await this.#covered({ list: 'prompts' }, signal)
-        : await this.#ready(signal);
+  async #ask(
+    handler: RequestHandler,
+    parts: readonly unknown[],
+    key: QueryKey,
+    signal: AbortSignal,
+  ) {
+    const { list } = handler;
+    const session = list ? await this.#covered({ list }, signal) : await this.#ready(signal);
     const { client } = session;
     try {
-      const meta = logMeta(client, this.#logLevel);
-      const result = await ask(client, request, { signal, timeout: this.#timeoutMs, meta });
+      const result = await handler.run(client, parts, {
+        signal,
+        timeout: this.#timeoutMs,
+        meta: logMeta(client, this.#logLevel),
+        cached: this.#parts.queryClient.getQueryData(key),
+      });
       signal.throwIfAborted();
       return result;
     } catch (error) {

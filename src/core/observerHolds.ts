@@ -2,6 +2,7 @@ import type { Query, QueryCache, QueryCacheNotifyEvent, QueryObserver } from '@t
 import type { InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
 import { notifiedBy } from './lists';
+import { requestHandler } from './requests';
 
 /**
  * Set `meta: { [SUBSCRIBE_META]: false }` on a query's options to read a
@@ -80,9 +81,7 @@ export class ObserverHolds {
     const list =
       kind !== undefined
         ? notifiedBy[kind]
-        : this.#keys.requestOf(query.queryKey)?.kind === 'prompt'
-          ? 'prompts'
-          : undefined;
+        : requestHandler(this.#keys.requestOf(query.queryKey)?.kind)?.list;
     return list && (() => this.#interest.holdList(list));
   }
 }

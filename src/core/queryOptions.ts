@@ -1,12 +1,8 @@
 import type {
-  CompleteResult,
-  GetPromptResult,
   Prompt,
-  PromptReference,
   ReadResourceResult,
   Resource,
   ResourceTemplateType as ResourceTemplate,
-  ResourceTemplateReference,
   Tool,
 } from '@modelcontextprotocol/client';
 import type { DataTag, QueryFunction, QueryKey } from '@tanstack/query-core';
@@ -31,7 +27,11 @@ export interface McpQueryOptions<T> {
   queryFn: QueryFunction<T, QueryKey>;
 }
 
-function options<T>(queryKey: QueryKey, scope: string | undefined): McpQueryOptions<T> {
+/** The options of any MCP key of `scope`: the key, typed, and the routed query function. */
+export function mcpQueryOptions<T>(
+  queryKey: QueryKey,
+  scope: string | undefined,
+): McpQueryOptions<T> {
   return {
     queryKey: queryKey as DataTag<QueryKey, T, Error>,
     queryFn: routedQueryFn(scope) as QueryFunction<T, QueryKey>,
@@ -48,75 +48,34 @@ export function resourceQueryOptions(
   uri: string,
   { scope }: ScopeOption = {},
 ): McpQueryOptions<ReadResourceResult> {
-  return options<ReadResourceResult>(createMcpKeys(scope).resource(uri), scope);
+  return mcpQueryOptions<ReadResourceResult>(createMcpKeys(scope).resource(uri), scope);
 }
 
 /** The full resource list (every page). */
 export function resourceListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Resource[]> {
-  return options<Resource[]>(createMcpKeys(scope).resources(), scope);
+  return mcpQueryOptions<Resource[]>(createMcpKeys(scope).resources(), scope);
 }
 
 /** Every resource template (every page). */
 export function resourceTemplatesQueryOptions({
   scope,
 }: ScopeOption = {}): McpQueryOptions<ResourceTemplate[]> {
-  return options<ResourceTemplate[]>(createMcpKeys(scope).resourceTemplates(), scope);
+  return mcpQueryOptions<ResourceTemplate[]>(createMcpKeys(scope).resourceTemplates(), scope);
 }
 
 /** Every tool (every page). */
 export function toolListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Tool[]> {
-  return options<Tool[]>(createMcpKeys(scope).tools(), scope);
+  return mcpQueryOptions<Tool[]>(createMcpKeys(scope).tools(), scope);
 }
 
 /** Every prompt (every page). */
 export function promptListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Prompt[]> {
-  return options<Prompt[]>(createMcpKeys(scope).prompts(), scope);
-}
-
-/**
- * One prompt with its arguments (`prompts/get`), the same the `usePrompt` hook uses. Kept fresh
- * by `prompts/list_changed` while something shows it; a server that declared no `prompts`
- * gets no request (an `McpQueryError` `NOT_SUPPORTED`).
- */
-export function promptQueryOptions(
-  name: string,
-  args?: Record<string, string>,
-  { scope }: ScopeOption = {},
-): McpQueryOptions<GetPromptResult> {
-  return options<GetPromptResult>(createMcpKeys(scope).prompt(name, args), scope);
-}
-
-/** What to complete: a prompt's argument or a resource template's variable, as typed so far. */
-export interface CompletionRequest {
-  ref: PromptReference | ResourceTemplateReference;
-  /** The argument (or template variable) being typed. */
-  argument: string;
-  /** What the user typed so far. */
-  value: string;
-  /** The other arguments already chosen (a server may narrow by them). */
-  context?: Record<string, string>;
-}
-
-/**
- * The server's suggestions for one argument as typed so far (`completion/complete`), cached a
- * short while per (ref, argument, value, context). A server that declared no `completions`
- * gets no request (`NOT_SUPPORTED`).
- */
-export function completionQueryOptions(
-  { ref, argument, value, context }: CompletionRequest,
-  { scope }: ScopeOption = {},
-): McpQueryOptions<CompleteResult> {
-  const key = createMcpKeys(scope).completion(
-    ref,
-    { name: argument, value },
-    context && { arguments: context },
-  );
-  return options<CompleteResult>(key, scope);
+  return mcpQueryOptions<Prompt[]>(createMcpKeys(scope).prompts(), scope);
 }
 
 export function listQueryOptions(
   kind: ListKind,
   scope: string | undefined,
 ): McpQueryOptions<unknown[]> {
-  return options<unknown[]>(createMcpKeys(scope).list(kind), scope);
+  return mcpQueryOptions<unknown[]>(createMcpKeys(scope).list(kind), scope);
 }

@@ -1,75 +1,54 @@
 import type { Client, LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/client';
 import { McpQueryError } from './errors';
-import type { McpRequestKey } from './keys';
+import type { McpEventInput } from './events';
+import type { RequestKind } from './keys';
+import type { NotifiedList } from './lists';
 
-/** How a request is sent: cancelled by the query's signal, bounded, with `_meta` if any. */
+/**
+ * How the queries of prompts, completions and tasks run, and the notifications the dispatcher
+ * passes on as events (log messages, task status): registered by the modules that use them
+ * (`promptQueryOptions`, `useCompletion`, `useServerLog`, the tasks), and all of them by tab
+ * sharing (the leading tab serves every tab's keys). An app that uses none of them carries none
+ * of their code.
+ */
+
+/** How one request is sent: cancelled by the query's signal, bounded, with `_meta` if any. */
 export interface AskOptions {
   signal: AbortSignal;
   timeout: number;
   /** `_meta` for the request (2026-07-28: the log level asked for: `logMeta`). */
   meta: LogMeta | undefined;
+  /** What the cache holds for the key now. */
+  cached: unknown;
 }
 
-const CAPABILITY = { prompt: 'prompts', completion: 'completions' } as const;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const isName = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
-/** Prompt arguments and completion context are strings by name (the spec's shape). */
-const isStrings = (value: unknown): value is Record<string, string> =>
-  isObject(value) && Object.values(value).every((entry) => typeof entry === 'string');
-
-function invalid(what: string): McpQueryError {
-  return new McpQueryError('INVALID_ARGUMENTS', `${what}; nothing was sent`);
+/** How the query of one kind of request key runs on a connected client. */
+export interface RequestHandler {
+  /** The list whose `list_changed` keeps these fresh: a first read waits for its coverage. */
+  list?: NotifiedList;
+  run(client: Client, parts: readonly unknown[], options: AskOptions): Promise<unknown>;
 }
 
-/**
- * A prompt or completion key, sent: checked first (a key is plain data anyone can build), and
- * only to a server that declared the capability; otherwise a typed error and no request.
- */
-export function ask(
-  client: Client,
-  request: Exclude<McpRequestKey, { kind: 'task' }>,
-  { signal, timeout, meta }: AskOptions,
-): Promise<unknown> {
-  const capability = CAPABILITY[request.kind];
-  if (!supports(client.getServerCapabilities(), capability)) {
-    return Promise.reject(notSupported(capability));
-  }
-  const options = { signal, timeout };
-  if (request.kind === 'prompt') {
-    const { name, args } = request;
-    if (!isName(name) || !isStrings(args)) {
-      return Promise.reject(invalid('a prompt needs a name and string arguments'));
-    }
-    return client.getPrompt({ name, arguments: args, ...meta }, options);
-  }
-  const { ref, argument, context } = request;
-  const reference = isObject(ref) ? ref : {};
-  const refOk =
-    (reference.type === 'ref/prompt' && isName(reference.name)) ||
-    (reference.type === 'ref/resource' && isName(reference.uri));
-  if (
-    !refOk ||
-    !isObject(argument) ||
-    !isName(argument.name) ||
-    typeof argument.value !== 'string' ||
-    !isObject(context) ||
-    (context.arguments !== undefined && !isStrings(context.arguments))
-  ) {
-    return Promise.reject(
-      invalid('a completion needs a prompt or template, an argument name and a string value'),
-    );
-  }
-  return client.complete(
-    {
-      ref: reference as never,
-      argument: { name: argument.name, value: argument.value },
-      ...(context.arguments !== undefined && { context: { arguments: context.arguments } }),
-      ...meta,
-    },
-    options,
-  );
+/** A notification's params as an event, or why they are malformed. */
+export type NotificationParser = (params: Record<string, unknown>) => McpEventInput | string;
+
+const handlers = new Map<RequestKind, RequestHandler>();
+const parsers = new Map<string, NotificationParser>();
+
+export function defineRequest(kind: RequestKind, handler: RequestHandler): void {
+  handlers.set(kind, handler);
+}
+
+export function requestHandler(kind: RequestKind | undefined): RequestHandler | undefined {
+  return kind && handlers.get(kind);
+}
+
+export function defineNotification(method: string, parser: NotificationParser): void {
+  parsers.set(method, parser);
+}
+
+export function notificationParser(method: string): NotificationParser | undefined {
+  return parsers.get(method);
 }
 
 /** Whether the server declared this capability (an empty object declares it). */
@@ -77,8 +56,19 @@ export function supports(
   capabilities: ServerCapabilities | undefined,
   capability: keyof ServerCapabilities,
 ): boolean {
-  return isObject(capabilities?.[capability]);
+  const declared = capabilities?.[capability];
+  return typeof declared === 'object' && declared !== null;
 }
+
+export function notSupported(capability: string): McpQueryError {
+  return new McpQueryError(
+    'NOT_SUPPORTED',
+    `the server did not declare ${capability}; nothing was sent`,
+  );
+}
+
+/** Request params' `_meta`, spread into them. */
+export type LogMeta = { _meta: Record<string, unknown> };
 
 /**
  * Where a 2026-07-28 server is told the log level (each request's `_meta`: it sends the
@@ -93,9 +83,6 @@ export function logMeta(client: Client, level: string | undefined): LogMeta | un
     : undefined;
 }
 
-/** Request params' `_meta`, spread into them. */
-export type LogMeta = { _meta: Record<string, unknown> };
-
 /**
  * Tell a 2025 server the log level (`logging/setLevel`), where it declared logging; undefined
  * where nothing is sent (2026-07-28 has no such request: `logMeta` says it per request).
@@ -106,11 +93,4 @@ export function setLevel(client: Client, level: LoggingLevel | undefined) {
     supports(client.getServerCapabilities(), 'logging')
     ? client.setLoggingLevel(level)
     : undefined;
-}
-
-export function notSupported(capability: string): McpQueryError {
-  return new McpQueryError(
-    'NOT_SUPPORTED',
-    `the server did not declare ${capability}; nothing was sent`,
-  );
 }

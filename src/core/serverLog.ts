@@ -1,8 +1,10 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
+import { clip } from './errors';
 import type { McpEvent } from './events';
 import { extendEverySync, internalsOf, type SyncInternals } from './internals';
 import { onEnd } from './lifetime';
-import { mostVerbose } from './logLevels';
+import { mostVerbose, severity } from './logLevels';
+import { defineNotification } from './requests';
 import { Store } from './store';
 
 /** One `notifications/message` of the server, as received. */
@@ -85,6 +87,30 @@ export class ServerLog {
     this.#upstream.setLogLevel(mostVerbose(this.#levels.values()));
   }
 }
+
+/** The most characters of a log message's data kept (as JSON). */
+const MAX_LOG_DATA = 8000;
+
+/**
+ * A `notifications/message` as a `log` event: a known level, the logger cut at 200 characters,
+ * data past 8,000 characters of JSON cut (a hostile server's megabyte is not kept whole).
+ */
+export function defineServerLog(): void {
+  defineNotification('notifications/message', ({ level, logger, data }) => {
+    if (severity(level) < 0) {
+      return level === undefined ? 'no level' : `level is ${clip(JSON.stringify(level), 40)}`;
+    }
+    const json = JSON.stringify(data) ?? '';
+    return {
+      type: 'log',
+      level: level as LoggingLevel,
+      ...(typeof logger === 'string' && { logger: clip(logger, 200) }),
+      data: json.length > MAX_LOG_DATA ? clip(json, MAX_LOG_DATA) : data,
+    };
+  });
+}
+
+defineServerLog();
 
 const attached = new WeakMap<object, ServerLog>();
 

@@ -2,7 +2,7 @@ import type { Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { BackoffOptions } from './backoff';
 import { type ChangeChannel, type Coverage, initialStatus, noCoverage } from './channel';
 import type { Clock } from './clock';
-import { installDispatcher, type LogEntry, type NotificationSink } from './dispatcher';
+import { installDispatcher, type NotificationSink } from './dispatcher';
 import { clip } from './errors';
 import type { Emit, McpEventInput, StreamStatus } from './events';
 import type { LegacyStreamState, TransportObserver } from './httpTransport';
@@ -302,7 +302,7 @@ export class Session {
       malformed: whileAlive(this.signal, (method: string, reason: string) =>
         emit({ type: 'malformed', method: clip(method, 200), reason }),
       ),
-      message: whileAlive(this.signal, (entry: LogEntry) => emit({ type: 'log', ...entry })),
+      event: whileAlive(this.signal, emit),
     };
   }
 

@@ -1,6 +1,6 @@
 import type { CompleteResult } from '@modelcontextprotocol/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type CompletionRequest, completionQueryOptions } from '../core/queryOptions';
+import { type CompletionRequest, completionQueryOptions } from '../core/completions';
 import { useMcpSync } from './context';
 import { useDebounced } from './useDebounced';
 import { useMcp } from './useMcp';

@@ -5,7 +5,7 @@ import {
   type UseQueryResult,
   useQuery,
 } from '@tanstack/react-query';
-import { promptQueryOptions } from '../core/queryOptions';
+import { promptQueryOptions } from '../core/prompts';
 import { useMcpSync } from './context';
 
 export type UsePromptOptions<TData = GetPromptResult> = Omit<

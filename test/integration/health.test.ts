@@ -1,5 +1,5 @@
 /**
- * Health (issue 21): the optional keep-alive (`pingIntervalMs`) on the three real servers and
+ * Health (issue 21): the optional keep-alive (`keepAlive({ pingIntervalMs })`) on the three real servers and
  * the reference server. An idle connection pings (`ping` on 2025, `server/discover` on
  * 2026-07-28, which has no ping); the round trip is in the diagnostics; a ping that fails
  * makes the connection reconnect like any dead connection; without the option nothing is sent.
@@ -7,6 +7,7 @@
 import { QueryClient } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpEvent } from '../../src/core/events';
+import { keepAlive } from '../../src/core/keepAlive';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { mcpDiagnostics } from '../../src/core/mcpDiagnostics';
 import { startTamperProxy, type TestServer } from '../servers';
@@ -46,7 +47,9 @@ async function serve(kind: (typeof ERA_CASES)[number]['kind']): Promise<TestServ
 describe.each(ERA_CASES)('keep-alive ($kind)', ({ kind, era }) => {
   it('an idle connection pings, and the round trip is in the diagnostics', async () => {
     const server = await serve(kind);
-    const { sync, diagnostics } = connect(server.url, { pingIntervalMs: 50 });
+    const { sync, diagnostics } = connect(server.url, {
+      keepAlive: keepAlive({ pingIntervalMs: 50 }),
+    });
     await eventually(() => expect(sync.getState().status).toBe('ready'));
     const connectedWith = server.counters().methods[pingMethod(era)] ?? 0;
     await eventually(() =>
@@ -59,7 +62,7 @@ describe.each(ERA_CASES)('keep-alive ($kind)', ({ kind, era }) => {
     expect(sync.getState().status).toBe('ready');
   });
 
-  it('without pingIntervalMs nothing is pinged', async () => {
+  it('without keepAlive nothing is pinged', async () => {
     const server = await serve(kind);
     const { sync, diagnostics } = connect(server.url);
     await eventually(() => expect(sync.getState().status).toBe('ready'));
@@ -73,7 +76,9 @@ describe.each(ERA_CASES)('keep-alive ($kind)', ({ kind, era }) => {
     const server = await serve(kind);
     const proxy = await startTamperProxy(server.url);
     cleanups.push(() => proxy.close());
-    const { sync, events, diagnostics } = connect(proxy.url, { pingIntervalMs: 50 });
+    const { sync, events, diagnostics } = connect(proxy.url, {
+      keepAlive: keepAlive({ pingIntervalMs: 50 }),
+    });
     await eventually(() => expect(sync.getState().status).toBe('ready'));
     proxy.setRules({
       respond: (exchange) =>
@@ -98,7 +103,9 @@ describe.each(ERA_CASES)('keep-alive ($kind)', ({ kind, era }) => {
 it('keep-alive against the reference server (server-everything)', async () => {
   const server = await startEverythingServer();
   cleanups.push(() => server.close());
-  const { sync, diagnostics } = connect(server.url, { pingIntervalMs: 50 });
+  const { sync, diagnostics } = connect(server.url, {
+    keepAlive: keepAlive({ pingIntervalMs: 50 }),
+  });
   await eventually(() => expect(sync.getState().status).toBe('ready'));
   await eventually(() => expect(server.methods().ping).toBeGreaterThanOrEqual(1));
   await eventually(() => expect(diagnostics.getSnapshot().health?.rttMs).toBeGreaterThanOrEqual(0));

@@ -67,6 +67,18 @@ export {
 } from './core/serverRequests';
 export type { AuthAware, AuthControl } from './core/signIn';
 export type { McpState, McpStatus } from './core/state';
+export {
+  cancelTask,
+  dismissTask,
+  type StoredTask,
+  startTask,
+  TaskBook,
+  type TaskData,
+  type TaskStorage,
+  taskBook,
+  taskListQueryOptions,
+  taskQueryOptions,
+} from './core/tasks';
 export { type CallToolVariables, callTool, callToolMutationOptions } from './core/tools';
 export type { TabSharingOption } from './core/upstream';
 export { expandTemplate, type TemplateValue, type TemplateVariables } from './core/uriTemplate';

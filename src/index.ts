@@ -23,4 +23,10 @@ export {
 } from './react/useServerLog';
 export { type UseSuspenseResourceOptions, useSuspenseResource } from './react/useSuspenseResource';
 export { useSuspenseResourceList } from './react/useSuspenseResourceList';
+export {
+  type TaskView,
+  type UseTasksResult,
+  useTaskList,
+  useTasks,
+} from './react/useTasks';
 export { useToolList } from './react/useToolList';

@@ -90,9 +90,11 @@ export class CacheBridge implements ChangeTarget {
       queryClient.setQueryDefaults([...scope, kind], {
         queryFn,
         retry: retryUnlessPermanent,
-        staleTime: () => {
-          const list = requestHandler(kind)?.list;
-          return list && this.#options.isListCovered(list) ? Number.POSITIVE_INFINITY : 0;
+        staleTime: (query: Query) => {
+          const handler = requestHandler(kind);
+          return handler?.list && this.#options.isListCovered(handler.list)
+            ? Number.POSITIVE_INFINITY
+            : (handler?.staleTime?.(query.state.data) ?? 0);
         },
       });
     }

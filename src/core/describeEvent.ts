@@ -76,6 +76,8 @@ export function describeEvent(event: McpEvent): {
       };
     case 'malformed':
       return { label: 'malformed', detail: `${event.method}: ${event.reason}`, tone: 'error' };
+    case 'task':
+      return { label: 'task', detail: `${event.taskId} ${event.status}`, tone: 'info' };
     case 'ping':
       return event.error === undefined
         ? { label: 'ping', detail: `${event.rttMs} ms`, tone: 'ok' }

@@ -75,6 +75,8 @@ export type McpEvent = { at: number } & (
    * JSON, that JSON cut, as a string), `logger` cut at 200.
    */
   | { type: 'log'; level: LoggingLevel; logger?: string; data: unknown }
+  /** A task's status, as the server announced it (`notifications/tasks/status`). */
+  | { type: 'task'; taskId: string; status: string }
   /** A keep-alive ping (`keepAlive`): its round trip, or why it failed (then the connection reconnects). */
   | { type: 'ping'; rttMs?: number; error?: string }
   /** `digest`: a fingerprint of the contents read (equal contents, equal digest). */

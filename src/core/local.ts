@@ -17,10 +17,16 @@ import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { checkContents, digest } from './readResult';
-import { logMeta, type RequestHandler, requestHandler } from './requests';
+import { logMeta, notSupported, type RequestHandler, requestHandler } from './requests';
 import type { Session } from './session';
+import { anything } from './shapes';
 import { callOn } from './tools';
-import type { CallToolVariables, LocalUpstreamControl } from './upstream';
+import {
+  ACTIONS,
+  type CallToolVariables,
+  type LocalUpstreamControl,
+  type McpAction,
+} from './upstream';
 
 /** How long a first load nobody observed keeps its URI held after the read. */
 const FIRST_LOAD_GRACE_MS = 5000;
@@ -87,6 +93,26 @@ export class LocalUpstream implements LocalUpstreamControl {
     try {
       const { client } = session;
       return await callOn(client, variables, this.#toolTimeouts, logMeta(client, this.#logLevel));
+    } catch (error) {
+      session.failed(error);
+      throw error;
+    }
+  }
+
+  async request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
+    if (!Object.hasOwn(ACTIONS, method))
+      throw new McpQueryError('UNKNOWN_KEY', `not a request: ${method}`);
+    const session = await this.#ready(signal);
+    // What the method needs, as a path into the capabilities (tasks.requests.tools.call…).
+    let declared: unknown = session.client.getServerCapabilities();
+    for (const name of ACTIONS[method]) declared = (declared as Record<string, unknown>)?.[name];
+    if (typeof declared !== 'object' || declared === null)
+      throw notSupported(ACTIONS[method].join('.'));
+    try {
+      return await session.client.request({ method, params }, anything, {
+        timeout: this.#timeoutMs,
+        ...(signal && { signal }),
+      });
     } catch (error) {
       session.failed(error);
       throw error;

@@ -143,6 +143,7 @@ export class McpCacheSync {
     registerInternals(this, {
       events: { bus: this.#bus, facts: () => this.#allFacts() },
       upstream: this.#upstream,
+      identity: () => this.#identity,
       serverRequests: options.serverRequests,
       diagnostics: {
         intervalMs: options.diagnosticsIntervalMs,

@@ -26,6 +26,8 @@ export interface AskOptions {
 export interface RequestHandler {
   /** The list whose `list_changed` keeps these fresh: a first read waits for its coverage. */
   list?: NotifiedList;
+  /** How long what was read stays fresh (default 0), unless its list covers it. */
+  staleTime?(data: unknown): number;
   run(client: Client, parts: readonly unknown[], options: AskOptions): Promise<unknown>;
 }
 

@@ -4,7 +4,7 @@ import { cancelled, McpQueryError } from '../core/errors';
 import type { McpKeys } from '../core/keys';
 import type { NotifiedList } from '../core/lists';
 import type { SharedElicitation } from '../core/serverRequests';
-import type { CallToolVariables, Upstream } from '../core/upstream';
+import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
 
@@ -80,6 +80,21 @@ export class Follower {
       timeoutMs,
       call: variables,
     }) as Promise<CallToolResult>;
+  }
+
+  /** A task request, run in the leading tab (like a call: not sent again to the next leader). */
+  request(
+    method: McpAction,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const { context, tab } = this.#link;
+    const call: WireCall = { name: method, arguments: params, progress: false, action: true };
+    return this.#request((id) => ({ type: 'call', tab, id, variables: call }), {
+      signal,
+      timeoutMs: 2 * context.requestTimeoutMs,
+      call: undefined,
+    });
   }
 
   /** Tell the leader, once per tick, every key this tab holds. */

@@ -9,6 +9,7 @@ import { McpQueryError } from '../core/errors';
 import type { McpEvent } from '../core/events';
 import { whileAlive } from '../core/lifetime';
 import { mostVerbose } from '../core/logLevels';
+import type { McpAction } from '../core/upstream';
 import { FORWARDED, type GroupLink, isGroupKey } from './link';
 import { type Member, Members } from './members';
 import { type TabMessage, toWire, type WireCall } from './protocol';
@@ -226,6 +227,9 @@ export class Leader {
     signal: AbortSignal,
   ): Promise<{ value: unknown }> {
     const { name, arguments: args, timeoutMs, maxTotalTimeoutMs } = variables;
+    if (variables.action) {
+      return { value: await this.#link.local.request(name as McpAction, args ?? {}, signal) };
+    }
     const value = await this.#link.local.callTool({
       name,
       ...(args && { arguments: args }),

@@ -40,6 +40,7 @@ export const FORWARDED = new Set<McpEvent['type']>([
   'list',
   'log',
   'ping',
+  'task',
 ]);
 
 /** Whether `key` is an MCP key of this group's scope: a resource, a list, a prompt, a completion, a task. */

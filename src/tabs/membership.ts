@@ -4,7 +4,12 @@ import { McpQueryError } from '../core/errors';
 import type { McpEventInput } from '../core/events';
 import { whileAlive } from '../core/lifetime';
 import type { NotifiedList } from '../core/lists';
-import type { CallToolVariables, LocalUpstreamControl, TabContext } from '../core/upstream';
+import type {
+  CallToolVariables,
+  LocalUpstreamControl,
+  McpAction,
+  TabContext,
+} from '../core/upstream';
 import { Waiters } from '../core/waiters';
 import { Follower, type FollowerMessage, isLiveRequest } from './follower';
 import { Leader, type LeaderMessage } from './leader';
@@ -133,6 +138,12 @@ export class Membership {
 
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
     return this.#leading ? this.#local.callTool(variables) : this.#follower.callTool(variables);
+  }
+
+  request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
+    return this.#leading
+      ? this.#local.request(method, params, signal)
+      : this.#follower.request(method, params, signal);
   }
 
   interest(): void {

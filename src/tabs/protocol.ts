@@ -59,7 +59,14 @@ export type TabMessage =
   /** How many tabs share the connection now. */
   | { type: 'group'; tabs: number; handovers: number };
 
-export type WireCall = Omit<CallToolVariables, 'onProgress' | 'signal'> & { progress: boolean };
+/**
+ * A tool call as it crosses to the leader; with `action`, a request of `Upstream.request`
+ * instead (`name` the method, `arguments` its params).
+ */
+export type WireCall = Omit<CallToolVariables, 'onProgress' | 'signal'> & {
+  progress: boolean;
+  action?: true;
+};
 
 /** The part of BroadcastChannel used here. */
 export interface ChannelLike {

@@ -1,10 +1,15 @@
 import type { CallToolResult, Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
+import { defineCompletions } from '../core/completions';
 import { McpQueryError } from '../core/errors';
 import type { NotifiedList } from '../core/lists';
+import { definePrompts } from '../core/prompts';
+import { defineServerLog } from '../core/serverLog';
+import { defineTasks } from '../core/tasks';
 import type {
   CallToolVariables,
   LocalUpstreamControl,
+  McpAction,
   TabContext,
   TabSharingOption,
   Upstream,
@@ -46,6 +51,12 @@ export interface PageLike {
  * one), each tab connects by itself. docs/design.md, "Tab sharing".
  */
 export function shareAcrossTabs(options: ShareAcrossTabsOptions = {}): TabSharingOption {
+  // The leading tab serves every tab's keys, and relays every event, whatever its own page
+  // imported: prompts, completions, tasks and log messages are all known here.
+  definePrompts();
+  defineCompletions();
+  defineTasks();
+  defineServerLog();
   return {
     upstream(local, context) {
       const locks =
@@ -124,6 +135,10 @@ class SharedUpstream implements Upstream {
 
   async callTool(variables: CallToolVariables): Promise<CallToolResult> {
     return (await this.#joined(variables.signal)).callTool(variables);
+  }
+
+  async request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
+    return (await this.#joined(signal)).request(method, params, signal);
   }
 
   interest(): void {

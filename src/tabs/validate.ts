@@ -1,5 +1,6 @@
 import type { McpEvent } from '../core/events';
 import { severity } from '../core/logLevels';
+import { ACTIONS } from '../core/upstream';
 import { FORWARDED } from './link';
 import type { TabMessage } from './protocol';
 
@@ -102,6 +103,7 @@ const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
   malformed: (e) => typeof e.method === 'string' && typeof e.reason === 'string',
   read: (e) => isString(e.uri) && PHASES.has(e.phase as string),
   list: (e) => LIST_KINDS.has(e.list as string) && PHASES.has(e.phase as string),
+  task: (e) => isString(e.taskId) && isString(e.status),
   ping: (e) =>
     (e.rttMs === undefined || (isTime(e.rttMs) && Number(e.rttMs) >= 0)) &&
     (e.error === undefined || typeof e.error === 'string'),
@@ -142,7 +144,9 @@ const SHAPES: Record<TabMessage['type'], Check> = {
     (m.variables.arguments === undefined || isObject(m.variables.arguments)) &&
     (m.variables.timeoutMs === undefined || isCount(m.variables.timeoutMs)) &&
     (m.variables.maxTotalTimeoutMs === undefined || isCount(m.variables.maxTotalTimeoutMs)) &&
-    typeof m.variables.progress === 'boolean',
+    typeof m.variables.progress === 'boolean' &&
+    (m.variables.action === undefined ||
+      (m.variables.action === true && Object.hasOwn(ACTIONS, m.variables.name as string))),
   cancel: (m) => isString(m.tab) && isId(m.id),
   answer: (m) =>
     isString(m.tab) &&

@@ -88,6 +88,8 @@ export class ServerExtras {
   readonly cancelledCalls: string[] = [];
   /** Send `notifications/tasks/status` to the session that created a task (default: poll only). */
   taskNotifications = false;
+  /** The `pollInterval` new tasks suggest (ms). */
+  taskPollInterval = TASK_POLL_INTERVAL_MS;
   #completeHook: (() => Promise<void> | void) | undefined;
   readonly #held = new Set<() => void>();
   readonly #tasks = new Map<string, TaskRecord>();
@@ -186,7 +188,7 @@ export class ServerExtras {
         createdAt: now,
         lastUpdatedAt: now,
         ttl: options.ttl ?? 60_000,
-        pollInterval: TASK_POLL_INTERVAL_MS,
+        pollInterval: this.taskPollInterval,
       },
       owner: options.owner,
       tool: options.tool,

@@ -59,6 +59,7 @@ const AREAS = {
     'core/keys',
     'core/queryOptions',
     'core/requests',
+    'core/shapes',
   ],
   'facade: McpCacheSync, query routing, identity partitions': [
     'core/mcpCacheSync',

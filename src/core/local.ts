@@ -17,16 +17,11 @@ import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { checkContents, digest } from './readResult';
-import { logMeta, notSupported, type RequestHandler, requestHandler } from './requests';
+import { logMeta, type RequestHandler, requestHandler } from './requests';
 import type { Session } from './session';
 import { anything } from './shapes';
 import { callOn } from './tools';
-import {
-  ACTIONS,
-  type CallToolVariables,
-  type LocalUpstreamControl,
-  type McpAction,
-} from './upstream';
+import type { CallToolVariables, LocalUpstreamControl, McpAction } from './upstream';
 
 /** How long a first load nobody observed keeps its URI held after the read. */
 const FIRST_LOAD_GRACE_MS = 5000;
@@ -100,14 +95,7 @@ export class LocalUpstream implements LocalUpstreamControl {
   }
 
   async request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
-    if (!Object.hasOwn(ACTIONS, method))
-      throw new McpQueryError('UNKNOWN_KEY', `not a request: ${method}`);
     const session = await this.#ready(signal);
-    // What the method needs, as a path into the capabilities (tasks.requests.tools.call…).
-    let declared: unknown = session.client.getServerCapabilities();
-    for (const name of ACTIONS[method]) declared = (declared as Record<string, unknown>)?.[name];
-    if (typeof declared !== 'object' || declared === null)
-      throw notSupported(ACTIONS[method].join('.'));
     try {
       return await session.client.request({ method, params }, anything, {
         timeout: this.#timeoutMs,

@@ -4,6 +4,7 @@ import { errorMessage } from './errors';
 import { extendEverySync, internalsOf, type SyncInternals } from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
 import { onEnd } from './lifetime';
+import type { McpCacheSync } from './mcpCacheSync';
 import { type McpQueryOptions, mcpQueryOptions, type ScopeOption } from './queryOptions';
 import { defineNotification, defineRequest, notSupported, supports } from './requests';
 import { anything, invalidArguments, isName, isObject } from './shapes';
@@ -58,13 +59,42 @@ export function pollInterval(data: unknown): number {
 const isTask = (value: unknown): value is Task =>
   isObject(value) && isName(value.taskId) && typeof value.status === 'string';
 
-const TOOL_TASKS = ['tasks', 'requests', 'tools', 'call'];
+const TOOL_TASKS = 'tasks.requests.tools.call';
+
+/** Whether `capabilities` declare `path` (`tasks.requests.tools.call`: tool calls as tasks). */
+export function declares(capabilities: object | undefined, path: string): boolean {
+  let declared: unknown = capabilities;
+  for (const name of path.split('.')) declared = isObject(declared) ? declared[name] : undefined;
+  return isObject(declared);
+}
 
 /** Whether the server runs tool calls as tasks (`tasks.requests.tools.call`). */
 export function supportsToolTasks(capabilities: object | undefined): boolean {
-  let declared: unknown = capabilities;
-  for (const name of TOOL_TASKS) declared = isObject(declared) ? declared[name] : undefined;
-  return isObject(declared);
+  return declares(capabilities, TOOL_TASKS);
+}
+
+/** How long a task request waits for a connection that says what the server declared. */
+const CONNECT_WAIT_MS = 30_000;
+
+/**
+ * Fails (nothing sent) unless the server declared `path`, waiting first, bounded, for a
+ * connection (in any tab of the group: the state is the leader's there too).
+ */
+async function ensureDeclared(sync: object, path: string): Promise<void> {
+  const { getState, subscribeState } = sync as Pick<McpCacheSync, 'getState' | 'subscribeState'>;
+  const known = () => getState().capabilities !== undefined || getState().status === 'error';
+  if (!known()) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, CONNECT_WAIT_MS);
+      const stop = subscribeState(() => known() && done());
+      function done() {
+        clearTimeout(timer);
+        stop();
+        resolve();
+      }
+    });
+  }
+  if (!declares(getState().capabilities, path)) throw notSupported(path);
 }
 
 /** The task and task-list queries, and task status notifications. */
@@ -212,6 +242,7 @@ export async function startTask(
   variables: { name: string; arguments?: Record<string, unknown>; ttlMs?: number },
 ): Promise<Task> {
   const { book, internals, keys, queryClient } = bookOf(sync);
+  await ensureDeclared(sync, TOOL_TASKS);
   const created = (await internals.upstream.request('tools/call', {
     name: variables.name,
     ...(variables.arguments && { arguments: variables.arguments }),
@@ -231,6 +262,7 @@ export async function startTask(
 /** Ask the server to cancel a task (`tasks/cancel`); its query then shows what became of it. */
 export async function cancelTask(sync: object, taskId: string): Promise<void> {
   const { internals, keys, queryClient } = attach(sync, internalsOf(sync));
+  await ensureDeclared(sync, 'tasks.cancel');
   await internals.upstream.request('tasks/cancel', { taskId });
   await queryClient.invalidateQueries({ queryKey: keys.task(taskId), exact: true });
 }

@@ -8,14 +8,12 @@ import type { NotifiedList } from './lists';
 import type { PartitionIdentity } from './partition';
 import type { ServerRequests } from './serverRequests';
 
-/** The requests `Upstream.request` sends (2025-11-25 tasks), and the capability each needs. */
-export const ACTIONS = {
-  /** A tool call with `task`: the server answers with the task at once. */
-  'tools/call': ['tasks', 'requests', 'tools', 'call'],
-  'tasks/cancel': ['tasks', 'cancel'],
-} as const;
-
-export type McpAction = keyof typeof ACTIONS;
+/**
+ * The requests `Upstream.request` sends (2025-11-25 tasks): a tool call with `task` (answered
+ * at once with the task), and `tasks/cancel`. Whoever sends one checks first that the server
+ * declared what it needs (`tasks.ts`).
+ */
+export type McpAction = 'tools/call' | 'tasks/cancel';
 
 /** What a tool call takes: the tool, its arguments, and optionally where progress goes. */
 export interface CallToolVariables {
@@ -41,10 +39,7 @@ export interface Upstream {
   /** The query function of every MCP key of the scope: one resource, or a whole list. */
   query(key: QueryKey, signal: AbortSignal): Promise<unknown>;
   callTool(variables: CallToolVariables): Promise<CallToolResult>;
-  /**
-   * One of the few requests that are neither a query nor a plain tool call (starting a tool
-   * call as a task, cancelling a task), sent only where the server declared what it needs.
-   */
+  /** One of the few requests that are neither a query nor a plain tool call (`McpAction`). */
   request(
     method: McpAction,
     params: Record<string, unknown>,

@@ -1,6 +1,5 @@
 import type { McpEvent } from '../core/events';
 import { severity } from '../core/logLevels';
-import { ACTIONS } from '../core/upstream';
 import { FORWARDED } from './link';
 import type { TabMessage } from './protocol';
 
@@ -76,6 +75,9 @@ function jsonChars(value: unknown): number {
   }
 }
 
+/** What a follower may ask the leader to send besides tool calls (`Upstream.request`). */
+const ACTIONS = new Set(['tools/call', 'tasks/cancel']);
+
 const LIST_NAMES = new Set(['resources', 'tools', 'prompts']);
 const LIST_KINDS = new Set(['resources', 'resourceTemplates', 'tools', 'prompts']);
 const PHASES = new Set(['start', 'success', 'error']);
@@ -146,7 +148,7 @@ const SHAPES: Record<TabMessage['type'], Check> = {
     (m.variables.maxTotalTimeoutMs === undefined || isCount(m.variables.maxTotalTimeoutMs)) &&
     typeof m.variables.progress === 'boolean' &&
     (m.variables.action === undefined ||
-      (m.variables.action === true && Object.hasOwn(ACTIONS, m.variables.name as string))),
+      (m.variables.action === true && ACTIONS.has(m.variables.name as string))),
   cancel: (m) => isString(m.tab) && isId(m.id),
   answer: (m) =>
     isString(m.tab) &&

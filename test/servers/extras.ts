@@ -113,6 +113,23 @@ export class ServerExtras {
     return all.length;
   }
 
+  /** Waits `ms`, or records the cancellation and rejects when `signal` aborts first. */
+  pause(tool: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        this.cancelledCalls.push(tool);
+        reject(new Error(`${tool} cancelled by the client`));
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
   /** Waits until released, or records the cancellation and rejects when `signal` aborts. */
   hold(tool: string, signal: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {

@@ -491,6 +491,7 @@ export function createCatalogService(
       const tool = store.tools().find((entry) => entry.name === name);
       if (!tool) throw new HandlerFailure({ kind: 'tool-not-found', name });
       for (let step = 1; step <= (tool.progress ?? 0); step += 1) {
+        if (tool.stepMs) await store.extras.pause(name, tool.stepMs, io.signal);
         await io.progress(step, tool.progress ?? 0, `step ${step}`);
       }
       for (const entry of tool.log ?? []) await io.log(entry.level, entry.data);

@@ -66,6 +66,11 @@ export interface StoredTool {
   /** Sends this many progress notifications (`i` of `n`, message `step i`) before answering. */
   progress?: number;
   /**
+   * Waits this long before each progress step (a slow tool for the playground); a client that
+   * cancels meanwhile is recorded in `store.extras.cancelledCalls`, as with `hold`.
+   */
+  stepMs?: number;
+  /**
    * Asks the user (`elicitation/create`, form mode) and answers `answered <action>` followed by
    * ` <json content>` when the client sent content.
    */

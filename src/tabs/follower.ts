@@ -1,10 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
 import { cancelled, McpQueryError } from '../core/errors';
-import type { McpKeys } from '../core/keys';
 import type { NotifiedList } from '../core/lists';
 import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
+import { fitsKey, isLiveRequest } from './keyShapes';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
 
@@ -333,36 +333,6 @@ export class Follower {
   #find(key: QueryKey): Query | undefined {
     return this.#link.context.queryClient.getQueryCache().get(hashKey(key));
   }
-}
-
-/** Whether a key is a prompt or a task: held while shown, like a list. */
-export function isLiveRequest(keys: McpKeys, key: QueryKey): boolean {
-  const kind = keys.requestOf(key)?.kind;
-  return kind === 'prompt' || kind === 'task';
-}
-
-/**
- * Resource content with something in it, a list, a prompt's messages, a completion's values, a
- * task: what a read of `key` can return.
- */
-function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
-  if (keys.listOf(key) !== undefined) return Array.isArray(data);
-  const value = (data ?? {}) as {
-    contents?: unknown;
-    messages?: unknown;
-    completion?: { values?: unknown };
-    task?: unknown;
-  };
-  switch (keys.requestOf(key)?.kind) {
-    case 'prompt':
-      return Array.isArray(value.messages);
-    case 'completion':
-      return Array.isArray(value.completion?.values);
-    case 'task':
-      return typeof value.task === 'object' && value.task !== null;
-  }
-  const { contents } = value;
-  return keys.uriOf(key) !== undefined && Array.isArray(contents) && contents.length > 0;
 }
 
 function lostCall(): McpQueryError {

@@ -11,7 +11,8 @@ import type {
   TabContext,
 } from '../core/upstream';
 import { Waiters } from '../core/waiters';
-import { Follower, type FollowerMessage, isLiveRequest } from './follower';
+import { Follower, type FollowerMessage } from './follower';
+import { isLiveRequest } from './keyShapes';
 import { Leader, type LeaderMessage } from './leader';
 import { type GroupLink, isGroupKey, type Settings } from './link';
 import { tabLock } from './members';

@@ -13,12 +13,11 @@
 // - lists and reads as an app does them: `queryClient.fetchQuery(toolListQueryOptions())` etc.;
 // - tool calls through `callToolMutationOptions(sync)` on a TanStack `MutationObserver` (what
 //   `useCallTool` does);
+// - prompts through `promptQueryOptions` (what `usePrompt` uses) on the QueryClient;
 // - elicitation, sampling and roots through the package's server-request options;
 // - OAuth through `createOAuthProvider` from dist/auth.js: its `navigate` plays the browser (GET
 //   the authorization URL without following the redirect, hand the callback URL to
 //   `provider.complete`, which checks `state`, exchanges the code and keeps `iss`).
-// The one exception is `prompts/get` (http-standard-headers): the package has no API for it, so the
-// driver takes the connected SDK client from `sync.whenReady()` for that single request.
 
 import { MutationObserver, QueryClient } from '@tanstack/query-core';
 import { createOAuthProvider, memoryStorage } from '../dist/auth.js';
@@ -28,6 +27,7 @@ const {
   McpCacheSync,
   callToolMutationOptions,
   promptListQueryOptions,
+  promptQueryOptions,
   resourceListQueryOptions,
   resourceQueryOptions,
   toolListQueryOptions,
@@ -338,9 +338,11 @@ const scenarios = {
     const prompts = await operation('prompts/list', () =>
       queryClient.fetchQuery(promptListQueryOptions()),
     );
-    // No package API for prompts/get: the connected SDK client does it.
-    const client = await sync.whenReady();
-    for (const p of prompts) await client.getPrompt({ name: p.name });
+    for (const p of prompts) {
+      await operation(`prompts/get ${p.name}`, () =>
+        queryClient.fetchQuery(promptQueryOptions(p.name)),
+      );
+    }
   },
 
   async 'http-custom-headers'() {

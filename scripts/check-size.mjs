@@ -46,11 +46,13 @@ const AREAS = {
     'core/backoff',
     'core/lifetime',
     'core/clock',
+    'core/keepAlive',
   ],
   'session: channel choice, coverage, notification dispatch': [
     'core/session',
     'core/dispatcher',
     'core/channel',
+    'core/logLevels',
   ],
   'cache: bridge, local upstream (reads), single flight, list diff, observer holds': [
     'core/cacheBridge',
@@ -62,6 +64,8 @@ const AREAS = {
     'core/lists',
     'core/keys',
     'core/queryOptions',
+    'core/requests',
+    'core/shapes',
   ],
   'facade: McpCacheSync, query routing, identity partitions': [
     'core/mcpCacheSync',

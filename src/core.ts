@@ -14,6 +14,10 @@ export type {
 } from './core/checks';
 export type { ProtocolChoice } from './core/clientSource';
 export type { Clock } from './core/clock';
+export {
+  type CompletionRequest,
+  completionQueryOptions,
+} from './core/completions';
 export { describeEvent, type McpEventTone } from './core/describeEvent';
 export { isNotFound, McpQueryError, type McpQueryErrorCode } from './core/errors';
 export type {
@@ -26,7 +30,8 @@ export type {
   StreamState,
   StreamStatus,
 } from './core/events';
-export { createMcpKeys, type McpKeys, mcpKeys } from './core/keys';
+export { type KeepAlive, keepAlive } from './core/keepAlive';
+export { createMcpKeys, type McpKeys, type McpRequestKey, mcpKeys } from './core/keys';
 export type { ListKind, NotifiedList } from './core/lists';
 export { McpCacheSync } from './core/mcpCacheSync';
 export { mcpDiagnostics } from './core/mcpDiagnostics';
@@ -36,6 +41,7 @@ export {
   type PersistOptions,
   shouldPersistQuery,
 } from './core/persist';
+export { promptQueryOptions } from './core/prompts';
 export {
   type McpQueryOptions,
   promptListQueryOptions,
@@ -46,6 +52,13 @@ export {
   toolListQueryOptions,
 } from './core/queryOptions';
 export {
+  DEFAULT_LOG_MAX,
+  type ServerLog,
+  type ServerLogEntry,
+  type ServerLogSnapshot,
+  serverLog,
+} from './core/serverLog';
+export {
   createServerRequests,
   type ElicitationOptions,
   type PendingElicitation,
@@ -54,6 +67,18 @@ export {
 } from './core/serverRequests';
 export type { AuthAware, AuthControl } from './core/signIn';
 export type { McpState, McpStatus } from './core/state';
+export {
+  cancelTask,
+  dismissTask,
+  type StoredTask,
+  startTask,
+  TaskBook,
+  type TaskData,
+  type TaskStorage,
+  taskBook,
+  taskListQueryOptions,
+  taskQueryOptions,
+} from './core/tasks';
 export { type CallToolVariables, callTool, callToolMutationOptions } from './core/tools';
 export type { TabSharingOption } from './core/upstream';
 export { expandTemplate, type TemplateValue, type TemplateVariables } from './core/uriTemplate';

@@ -69,6 +69,12 @@ const routes: Record<string, Route> = {
     demo.setFailingReads(body.fail, via);
     return { failingReads: body.fail };
   },
+  'POST /demo/clock': async (demo, req) => {
+    const body = await readJson(req);
+    if (typeof body.running !== 'boolean') throw new DemoError(400, '"running" must be a boolean');
+    demo.setClock(body.running);
+    return { running: body.running };
+  },
   'POST /demo/image': async (demo, _req, _query, via) => {
     demo.recolor(via);
     return { ok: true };

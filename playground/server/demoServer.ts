@@ -28,6 +28,7 @@ import {
   type ScaleView,
   URIS,
 } from '../shared/demo';
+import { DEMO_PROMPTS, DEMO_TEMPLATES } from './catalog';
 import { DemoError, sendJson } from './http';
 import { badgePng } from './png';
 import { PUBLIC, reportText, SEED_NOTES, seedResources } from './seed';
@@ -92,6 +93,8 @@ export class DemoServer {
   #hue = 210;
   #reportVersion = 1;
   #failingReads = false;
+  /** Off: the clock stops, and a page hears nothing (its keep-alive then pings). */
+  #clockRunning = true;
   #board: Board = INITIAL_BOARD;
   #closed = false;
 
@@ -101,14 +104,17 @@ export class DemoServer {
     for (const resource of seedResources(this.#image(), this.#board)) this.store.upsert(resource);
     for (const text of SEED_NOTES) this.#storeNote(text);
     this.store.setTools(demoTools(this.#board));
+    this.store.setPrompts(DEMO_PROMPTS);
+    this.store.setTemplates(DEMO_TEMPLATES);
     this.store.onAnswered = (record) => this.#answered(record);
     this.modern = (options.modern ?? singleModern)(this.store);
     this.legacy = createLegacyEndpoint({ store: this.store, name: 'playground-legacy' });
     // A scheduled job: in scaled mode each tick runs on the next instance in turn.
-    this.#clock = setInterval(
-      () => this.#setText(URIS.clock, new Date().toISOString(), this.modern.scheduled()),
-      CLOCK_INTERVAL_MS,
-    );
+    this.#clock = setInterval(() => {
+      if (this.#clockRunning) {
+        this.#setText(URIS.clock, new Date().toISOString(), this.modern.scheduled());
+      }
+    }, CLOCK_INTERVAL_MS);
   }
 
   /** Serves one MCP exchange, unless the endpoint is in a simulated outage. */
@@ -195,6 +201,10 @@ export class DemoServer {
     this.store.failReads(URIS.flaky, fail ? FLAKY_ERROR : null);
     this.#reportVersion += 1;
     this.#setText(URIS.flaky, reportText(this.#reportVersion), via);
+  }
+
+  setClock(running: boolean): void {
+    this.#clockRunning = running;
   }
 
   state(): DemoState {

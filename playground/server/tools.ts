@@ -9,7 +9,7 @@
  * is change a resource with the answer; `DemoStore` reports every answered ask so the demo can.
  */
 import { type AskRecord, ResourceStore, type StoredTool } from '../../test/servers/index';
-import { BOARD_COLORS, type Board, TOOLS, URIS } from '../shared/demo';
+import { BOARD_COLORS, type Board, SLOW_STEP_MS, SLOW_STEPS, TOOLS, URIS } from '../shared/demo';
 
 export const INITIAL_BOARD: Board = {
   title: 'Team board',
@@ -82,6 +82,17 @@ export function demoTools(board: Board): StoredTool[] {
       title: 'Check the links',
       description: 'Runs and reports a failure (isError: true): data, not an error',
       fail: true,
+    },
+    {
+      name: TOOLS.slow,
+      title: 'Build the report',
+      description: `${SLOW_STEPS} slow steps with progress, and log messages: cancel it halfway`,
+      progress: SLOW_STEPS,
+      stepMs: SLOW_STEP_MS,
+      log: [
+        { level: 'info', data: 'report built' },
+        { level: 'warning', data: { pages: SLOW_STEPS, skipped: 1 } },
+      ],
     },
   ];
 }

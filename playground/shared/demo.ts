@@ -27,13 +27,21 @@ export const URIS = {
   counterApp: 'ui://demo/counter.html',
 } as const;
 
-/** The demo tools (Tools card): one asks the user, one reports a failure, one does not exist. */
+/**
+ * The demo tools (Tools card): one asks the user, one reports a failure, one does not exist;
+ * one is slow, with progress and log messages (Slow tool card: a progress bar and Cancel).
+ */
 export const TOOLS = {
   rename: 'rename_board',
   counterApp: 'show_counter',
   failing: 'check_links',
   missing: 'no_such_tool',
+  slow: 'build_report',
 } as const;
+
+/** The slow tool's steps, and how long each takes. */
+export const SLOW_STEPS = 10;
+export const SLOW_STEP_MS = 600;
 
 /** The board's content (`URIS.board`, JSON): what `rename_board` asks for and then changes. */
 export interface Board {

@@ -12,7 +12,7 @@ import { SignInPage } from './components/SignInPage';
 import { useEndpointParam } from './hooks/useEndpointParam';
 import { usePersistParam, useShareParam } from './hooks/useSearchFlag';
 import { createServerRequests, McpProvider } from './mcp';
-import { RECONNECT } from './options';
+import { KEEP_ALIVE, RECONNECT } from './options';
 import { persistOptions } from './persist';
 import { SCALE } from './scale';
 import { shareAcrossTabs } from './tabs';
@@ -88,6 +88,7 @@ function Session(props: SessionProps) {
         reconnect={RECONNECT}
         serverRequests={serverRequests}
         shareAcrossTabs={tabs}
+        keepAlive={KEEP_ALIVE}
         {...PROBE}
       >
         <Dashboard {...props} />

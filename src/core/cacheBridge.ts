@@ -4,15 +4,17 @@ import type {
   QueryCacheNotifyEvent,
   QueryClient,
   QueryFunction,
+  QueryKey,
 } from '@tanstack/query-core';
 import type { InterestRegistry } from './interest';
-import type { McpKeys } from './keys';
+import { type McpKeys, REQUEST_PARTS, type RequestKind } from './keys';
 import { diffLists, fingerprintList, type ListFingerprint } from './listDiff';
 import { LIST_KINDS, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { ObserverHolds } from './observerHolds';
 import { listQueryOptions } from './queryOptions';
 import { retryUnlessPermanent, ttlOf } from './readResult';
 import { type Gained, RefetchCoordinator } from './refetchCoordinator';
+import { requestHandler } from './requests';
 import type { ChangeTarget, CoverageChange } from './session';
 
 export interface CacheBridgeOptions {
@@ -48,7 +50,9 @@ export class CacheBridge implements ChangeTarget {
       const uri = keys.uriOf(key);
       if (uri !== undefined) return options.isCovered(uri);
       const kind = keys.listOf(key);
-      return kind !== undefined && options.isListCovered(notifiedBy[kind]);
+      if (kind !== undefined) return options.isListCovered(notifiedBy[kind]);
+      const list = requestHandler(keys.requestOf(key)?.kind)?.list;
+      return list !== undefined && options.isListCovered(list);
     });
     this.#holds = new ObserverHolds(options.keys, options.interest);
   }
@@ -79,6 +83,21 @@ export class CacheBridge implements ChangeTarget {
           this.#options.isListCovered(notifiedBy[kind])
             ? Number.POSITIVE_INFINITY
             : (this.#listTtl.get(kind) ?? 0),
+      });
+    }
+    // Prompts, completions, tasks: one kept fresh by a list (a prompt) is fresh until that
+    // list's `list_changed` while covered; the options of the others say how fresh they are.
+    const scope = keys.resourcePrefix().slice(0, -1);
+    for (const kind of Object.keys(REQUEST_PARTS) as RequestKind[]) {
+      queryClient.setQueryDefaults([...scope, kind], {
+        queryFn,
+        retry: retryUnlessPermanent,
+        staleTime: (query: Query) => {
+          const handler = requestHandler(kind);
+          return handler?.list && this.#options.isListCovered(handler.list)
+            ? Number.POSITIVE_INFINITY
+            : (handler?.staleTime?.(query.state.data) ?? 0);
+        },
       });
     }
   }
@@ -112,6 +131,7 @@ export class CacheBridge implements ChangeTarget {
    */
   listChanged(list: NotifiedList): void {
     const { queryClient, keys } = this.#options;
+    for (const key of this.#keptBy(list)) this.#coordinator.signal(key);
     for (const kind of LIST_KINDS) {
       if (notifiedBy[kind] !== list) continue;
       const isResources = kind === 'resources';
@@ -137,6 +157,9 @@ export class CacheBridge implements ChangeTarget {
     for (const kind of kindsOf(listsGained)) {
       covered.push({ key: keys.list(kind), awaited: awaited.lists.has(notifiedBy[kind]) });
     }
+    for (const list of listsGained) {
+      for (const key of this.#keptBy(list)) covered.push({ key, awaited: awaited.lists.has(list) });
+    }
     this.#coordinator.covered(covered);
   }
 
@@ -149,7 +172,7 @@ export class CacheBridge implements ChangeTarget {
     const key = event.query.queryKey;
     const isResource = keys.uriOf(key) !== undefined;
     const list = isResource ? undefined : keys.listOf(key);
-    if (!isResource && list === undefined) return;
+    if (!isResource && list === undefined && !keys.requestOf(key)) return;
     this.#holds.onCacheEvent(event);
     this.#coordinator.onCacheEvent(event);
     if (
@@ -182,6 +205,16 @@ export class CacheBridge implements ChangeTarget {
       affected = this.#cachedResourceUris().filter((uri) => !next.has(uri));
     }
     for (const uri of affected) this.changed(uri);
+  }
+
+  /** The cached request keys of this scope that `list` keeps fresh (prompts: the prompts list). */
+  #keptBy(list: NotifiedList): QueryKey[] {
+    const { queryClient, keys } = this.#options;
+    return queryClient
+      .getQueryCache()
+      .getAll()
+      .map((query) => query.queryKey)
+      .filter((key) => requestHandler(keys.requestOf(key)?.kind)?.list === list);
   }
 
   #cachedResourceUris(): string[] {

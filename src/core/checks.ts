@@ -77,6 +77,18 @@ export interface McpDiagnostics {
   lastMalformed: { method: string; reason: string; at: number } | undefined;
   /** With tab sharing: whether this tab holds the connection, how many tabs share it, leader changes. */
   tabs: { leader: boolean; tabs: number; handovers: number } | undefined;
+  /**
+   * With `keepAlive`: the latest keep-alive's round trip (ms), when it was, and the pings
+   * that failed (each made the connection reconnect). Undefined until the first ping.
+   */
+  health?:
+    | {
+        rttMs: number | undefined;
+        lastPingAt: number;
+        failures: number;
+        lastError: string | undefined;
+      }
+    | undefined;
   checks: DiagnosticCheck[];
 }
 

@@ -33,6 +33,22 @@ export interface ClientSource {
   release(client: Client, endSession: boolean): Promise<void>;
 }
 
+/**
+ * `closed` runs when the client's transport closes. Chained, not replaced: a client passed in
+ * may carry the host's own handler. Returns what puts the previous handler back.
+ */
+export function watchClose(client: Client, closed: () => void): () => void {
+  const previous = client.onclose;
+  const onclose = () => {
+    previous?.();
+    closed();
+  };
+  client.onclose = onclose;
+  return () => {
+    if (client.onclose === onclose) client.onclose = previous;
+  };
+}
+
 const negotiation = (protocol: ProtocolChoice) =>
   protocol === 'auto'
     ? { mode: 'auto' as const }

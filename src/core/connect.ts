@@ -1,3 +1,4 @@
+import type { LoggingLevel } from '@modelcontextprotocol/client';
 import { type BackoffOptions, defaultBackoff } from './backoff';
 import { borrowedSource, ownedSource } from './clientSource';
 import type { Clock } from './clock';
@@ -10,6 +11,8 @@ import { type ChangeTarget, Session, type Wanted } from './session';
 
 export interface ConnectionParts {
   emit: Emit;
+  /** The log level asked for now, told to each new session. */
+  logLevel(): LoggingLevel | undefined;
   /** What to subscribe to (the interest registry). */
   interest: Wanted;
   /** What to re-read (the cache bridge). */
@@ -25,7 +28,7 @@ export interface ConnectionParts {
  */
 export function createConnection(
   options: McpCacheSyncOptions,
-  { emit, interest, bridge, clock }: ConnectionParts,
+  { emit, interest, bridge, clock, logLevel }: ConnectionParts,
 ): Connection<Session> {
   const { client, transport, url, serverRequests: requests } = options;
   const sources = [url, client, transport].filter((s) => s !== undefined).length;
@@ -59,9 +62,10 @@ export function createConnection(
     clock,
     open: (fresh, observed, control) => {
       const { reconnects, lastLoss } = connection.state;
-      return new Session(
+      const alive = options.keepAlive?.session({ timeoutMs: requestTimeoutMs, emit, clock });
+      const session = new Session(
         fresh,
-        { emit, wanted: interest, changes: bridge, ...control },
+        { emit: alive?.emit ?? emit, wanted: interest, changes: bridge, logLevel, ...control },
         {
           backoff,
           ackTimeoutMs: options.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs,
@@ -76,6 +80,8 @@ export function createConnection(
         },
         observed,
       );
+      alive?.start(session, (reason) => control.lost(reason, true));
+      return session;
     },
   });
   return connection;

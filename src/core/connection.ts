@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
-import type { ClientSource } from './clientSource';
+import { type ClientSource, watchClose } from './clientSource';
 import type { Clock } from './clock';
 import { McpQueryError } from './errors';
 import type { ConnectionSnapshot, Emit } from './events';
-import { classifyFailure, notConnected } from './failure';
+import { classifyFailure, connectionLost, notConnected } from './failure';
 import type { TransportObserver } from './httpTransport';
 import { whileAlive, within } from './lifetime';
 import { RetryTimer } from './retryTimer';
@@ -28,11 +28,7 @@ export interface ConnectionOptions<S extends SessionLike> {
   label: string;
   backoff: BackoffOptions;
   requestTimeoutMs: number;
-  /**
-   * A session for a fresh client, before any of its requests. `control`:
-   * how the session tells its connection it was lost, or that a request
-   * failed (the session calls it only while it lives).
-   */
+  /** A session for a fresh client, before its first request; it reports (while it lives) to `control`. */
   open(client: Client, observed: boolean, control: SessionControl): S;
   emit: Emit;
   clock: Clock;
@@ -183,19 +179,14 @@ export class Connection<S extends SessionLike> {
     const { clock, backoff } = this.#options;
     if (clock.now() - this.#readyAt >= backoff.maxDelayMs) this.#backoffAttempt = 0;
     this.#end(endSession);
-    if (!this.#options.source.reconnectable) {
-      this.#set({
-        phase: 'error',
-        lastLoss: reason,
-        error: new McpQueryError(
-          'CONNECTION_LOST',
-          `${reason}; the client was passed in, so reconnect it and call reconnect()`,
-        ),
-      });
+    const { reconnectable } = this.#options.source;
+    const error = connectionLost(reason, reconnectable);
+    if (!reconnectable) {
+      this.#set({ phase: 'error', lastLoss: reason, error });
       return;
     }
     this.#set({ lastLoss: reason, reconnects: this.#state.reconnects + 1 });
-    this.#scheduleRetry(new McpQueryError('CONNECTION_LOST', reason));
+    this.#scheduleRetry(error);
   }
 
   /** Signing in failed: `error` if it cannot work as configured, else still unauthorized. */
@@ -266,17 +257,10 @@ export class Connection<S extends SessionLike> {
     }
     const ready = session as S;
     const connected = client as Client;
-    // Chain, don't replace: a client passed in may carry the host's own handler.
-    const previous = connected.onclose;
-    const lost = whileAlive(ready.signal, () => this.#lost('the transport closed', false));
-    const onclose = () => {
-      previous?.();
-      lost();
-    };
-    connected.onclose = onclose;
-    this.#restoreOnclose = () => {
-      if (connected.onclose === onclose) connected.onclose = previous;
-    };
+    this.#restoreOnclose = watchClose(
+      connected,
+      whileAlive(ready.signal, () => this.#lost('the transport closed', false)),
+    );
     this.#session = ready;
     this.#readyAt = this.#options.clock.now();
     this.#permanentFailures = 0;

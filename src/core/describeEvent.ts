@@ -76,6 +76,24 @@ export function describeEvent(event: McpEvent): {
       };
     case 'malformed':
       return { label: 'malformed', detail: `${event.method}: ${event.reason}`, tone: 'error' };
+    case 'task':
+      return { label: 'task', detail: `${event.taskId} ${event.status}`, tone: 'info' };
+    case 'ping':
+      return event.error === undefined
+        ? { label: 'ping', detail: `${event.rttMs} ms`, tone: 'ok' }
+        : { label: 'ping failed', detail: event.error, tone: 'error' };
+    case 'log': {
+      const text = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+      return {
+        label: `log ${event.level}`,
+        detail: event.logger ? `${event.logger}: ${text}` : text,
+        tone: ['debug', 'info', 'notice'].includes(event.level)
+          ? 'info'
+          : event.level === 'warning'
+            ? 'warn'
+            : 'error',
+      };
+    }
     case 'read':
       return {
         label: `read ${event.phase}`,

@@ -8,6 +8,7 @@ import {
   type UnmatchedNotification,
 } from './checks';
 import { type Clock, systemClock } from './clock';
+import { newRecord, type ResourceRecord as Record } from './diagnosticRecord';
 import type { ConnectionSnapshot, McpEvent, McpEventOf, StreamStatus } from './events';
 import type { NotifiedList } from './lists';
 import { deriveStatus, INITIAL_CONNECTION } from './state';
@@ -22,25 +23,6 @@ const MAX_UNMATCHED = 50;
  * queued during a Redis blip).
  */
 const SILENCE_GRACE_MS = 2000;
-
-/** Where a read started: how many times coverage began and the notifications seen by then. */
-interface Marker {
-  coverages: number;
-  notifications: number;
-}
-
-type Record = Omit<ResourceDiagnostics, 'uri' | 'subscribed' | 'acknowledged' | 'declined'> & {
-  loose: string;
-  /** Bumped each time coverage of this URI begins. */
-  coverages: number;
-  /** Where the latest read started, and the one before it. */
-  readStart: Marker | undefined;
-  previousReadStart: Marker | undefined;
-  /** The digest of the latest contents read. */
-  digest: string | undefined;
-  /** A change found by a read, waiting for a late notification before it counts as silent. */
-  silenceTimer: ReturnType<typeof setTimeout> | undefined;
-};
 
 type Unmatched = Omit<UnmatchedNotification, 'nearest'> & { loose: string };
 
@@ -78,6 +60,7 @@ export class Diagnostics {
   };
   #lastMalformed: McpDiagnostics['lastMalformed'];
   #tabs: McpDiagnostics['tabs'];
+  #health: McpDiagnostics['health'];
   #snapshot: McpDiagnostics | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -162,6 +145,13 @@ export class Diagnostics {
       case 'tabs':
         this.#tabs = { leader: event.leader, tabs: event.tabs, handovers: event.handovers };
         break;
+      case 'ping': {
+        const { rttMs, failures = 0 } = this.#health ?? {};
+        this.#health = event.error
+          ? { rttMs, lastPingAt: event.at, failures: failures + 1, lastError: event.error }
+          : { rttMs: event.rttMs, lastPingAt: event.at, failures, lastError: undefined };
+        break;
+      }
       default:
         return;
     }
@@ -186,22 +176,7 @@ export class Diagnostics {
     const same = this.#loose.get(loose) ?? new Set<string>();
     same.add(uri);
     this.#loose.set(loose, same);
-    this.#records.set(uri, {
-      loose,
-      refs,
-      notifications: 0,
-      lastNotificationAt: undefined,
-      reads: 0,
-      lastReadAt: undefined,
-      lastError: undefined,
-      lastErrorAt: undefined,
-      silentChanges: 0,
-      coverages: 0,
-      readStart: undefined,
-      previousReadStart: undefined,
-      digest: undefined,
-      silenceTimer: undefined,
-    });
+    this.#records.set(uri, newRecord(loose, refs));
   }
 
   #updated(uri: string, matched: boolean, at: number): void {
@@ -352,6 +327,7 @@ export class Diagnostics {
       counters: { ...this.#counters },
       lastMalformed: this.#lastMalformed,
       tabs: this.#tabs,
+      health: this.#health,
     };
     return { ...snapshot, checks: checks(snapshot) };
   }

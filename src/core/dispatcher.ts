@@ -1,16 +1,23 @@
 import type { Client } from '@modelcontextprotocol/client';
+import type { McpEventInput } from './events';
 import { listChangedMethod, NOTIFIED_LISTS, type NotifiedList } from './lists';
+import { notificationParser } from './requests';
 
 export interface NotificationSink {
   updated(uri: string): void;
   listChanged(list: NotifiedList): void;
+  /** A notification a registered parser made an event of (a log message, a task's status). */
+  event(event: McpEventInput): void;
   /** A notification we could not use: missing or non-string uri, unknown method. */
   malformed(method: string, reason: string): void;
 }
 
 export const UPDATED = 'notifications/resources/updated';
 
-/** Spec notifications that are simply not ours to handle (not malformed). */
+/**
+ * Spec notifications that are not ours to handle (not malformed) unless a module registered a
+ * parser (`defineNotification`: `notifications/message` with `useServerLog`, task status).
+ */
 const KNOWN_METHODS = new Set([
   'notifications/cancelled',
   'notifications/progress',
@@ -67,7 +74,14 @@ export function installDispatcher(client: Client, sink: NotificationSink): void 
   const previous = client.fallbackNotificationHandler;
   client.fallbackNotificationHandler = async (notification) => {
     const method = String(notification.method);
-    if (!KNOWN_METHODS.has(method)) route.sink.malformed(method, 'unknown method');
+    // Looked up as each arrives: a module loaded after this client connected still gets its own.
+    const parse = notificationParser(method);
+    if (parse) {
+      const params = notification.params;
+      const parsed = parse(typeof params === 'object' && params !== null ? params : {});
+      if (typeof parsed === 'string') route.sink.malformed(method, parsed);
+      else route.sink.event(parsed);
+    } else if (!KNOWN_METHODS.has(method)) route.sink.malformed(method, 'unknown method');
     await previous?.(notification);
   };
 }

@@ -21,6 +21,12 @@ const NOT_FOUND_CODES = new Set([-32002, -32602]);
  * - `INVALID_TEMPLATE`: `expandTemplate` was given a template it cannot expand.
  * - `UNKNOWN_SERVER`: a server id, or a qualified tool name, that names no server of the
  *   `mcp-react-query/servers` manager.
+ * - `NOT_SUPPORTED`: the server did not declare what this needs (prompts, completions, logging,
+ *   tasks); no request was sent.
+ * - `INVALID_ARGUMENTS`: a prompt, completion or task asked with arguments of the wrong shape;
+ *   no request was sent.
+ * - `CANCELLED`: the call was cancelled (`useCallTool().cancel()`, or its signal): an outcome,
+ *   not a failure of the server.
  */
 export type McpQueryErrorCode =
   | 'INVALID_OPTIONS'
@@ -38,7 +44,10 @@ export type McpQueryErrorCode =
   | 'OTHER_TAB'
   | 'UNKNOWN_KEY'
   | 'INVALID_TEMPLATE'
-  | 'UNKNOWN_SERVER';
+  | 'UNKNOWN_SERVER'
+  | 'NOT_SUPPORTED'
+  | 'INVALID_ARGUMENTS'
+  | 'CANCELLED';
 
 /** An error raised by this package itself (never by the server). */
 export class McpQueryError extends Error {
@@ -78,7 +87,14 @@ export function isNotFound(error: unknown): boolean {
   return code !== undefined && NOT_FOUND_CODES.has(code);
 }
 
-const PERMANENT_CODES = new Set(['INVALID_URI', 'EMPTY_CONTENTS', 'WRONG_URI', 'UNAUTHORIZED']);
+const PERMANENT_CODES = new Set([
+  'INVALID_URI',
+  'EMPTY_CONTENTS',
+  'WRONG_URI',
+  'UNAUTHORIZED',
+  'NOT_SUPPORTED',
+  'INVALID_ARGUMENTS',
+]);
 
 /**
  * Errors that retrying the same request cannot fix: not found, a method the
@@ -94,6 +110,13 @@ export function isPermanent(error: unknown): boolean {
     name === 'InsufficientScopeError' ||
     (error instanceof McpQueryError && PERMANENT_CODES.has(error.code))
   );
+}
+
+/** Why a call ended, as the `CANCELLED` outcome (`reason`: the signal's). */
+export function cancelled(reason: unknown): McpQueryError {
+  return reason instanceof McpQueryError && reason.code === 'CANCELLED'
+    ? reason
+    : new McpQueryError('CANCELLED', 'the call was cancelled', { cause: reason });
 }
 
 /** The longest server-controlled text an event or error state carries. */

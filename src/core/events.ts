@@ -1,4 +1,4 @@
-import type { ServerCapabilities } from '@modelcontextprotocol/client';
+import type { LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type Clock, systemClock } from './clock';
 import type { ListKind, NotifiedList } from './lists';
 
@@ -70,6 +70,15 @@ export type McpEvent = { at: number } & (
   /** Tab sharing: whether this tab holds the connection, how many tabs share it, leader changes. */
   | { type: 'tabs'; leader: boolean; tabs: number; handovers: number }
   | { type: 'malformed'; method: string; reason: string }
+  /**
+   * A server's `notifications/message`: `data` as sent (a JSON value; past 8,000 characters of
+   * JSON, that JSON cut, as a string), `logger` cut at 200.
+   */
+  | { type: 'log'; level: LoggingLevel; logger?: string; data: unknown }
+  /** A task's status, as the server announced it (`notifications/tasks/status`). */
+  | { type: 'task'; taskId: string; status: string }
+  /** A keep-alive ping (`keepAlive`): its round trip, or why it failed (then the connection reconnects). */
+  | { type: 'ping'; rttMs?: number; error?: string }
   /** `digest`: a fingerprint of the contents read (equal contents, equal digest). */
   | {
       type: 'read';

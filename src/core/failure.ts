@@ -121,3 +121,13 @@ export function notConnected(state: ConnectionSnapshot, started: boolean): McpQu
     { cause: error },
   );
 }
+
+/** A ready connection that ended; a client passed in is the host's to reconnect. */
+export function connectionLost(reason: string, reconnectable: boolean): McpQueryError {
+  return new McpQueryError(
+    'CONNECTION_LOST',
+    reconnectable
+      ? reason
+      : `${reason}; the client was passed in, so reconnect it and call reconnect()`,
+  );
+}

@@ -1,4 +1,5 @@
 import type { EventBus, McpEventInput } from './events';
+import type { PartitionIdentity } from './partition';
 import type { ServerRequests } from './serverRequests';
 import type { Upstream } from './upstream';
 
@@ -13,8 +14,10 @@ import type { Upstream } from './upstream';
 export interface SyncInternals {
   /** The event stream, and the present state as events for a fold that starts late. */
   readonly events: { readonly bus: EventBus; facts(): McpEventInput[] };
-  /** Where tool calls go, and where the connected client is. */
-  readonly upstream: Pick<Upstream, 'callTool' | 'client'>;
+  /** Where tool calls and task requests go, where the client is, where the log level is asked. */
+  readonly upstream: Pick<Upstream, 'callTool' | 'request' | 'client' | 'setLogLevel'>;
+  /** Whose data this is now: the server and the signed-in identity (where tasks are kept). */
+  identity(): PartitionIdentity;
   /** The server's requests waiting for the user. */
   readonly serverRequests: ServerRequests | undefined;
   readonly diagnostics: {

@@ -1,6 +1,26 @@
 import type { QueryKey } from '@tanstack/query-core';
 import type { ListKind } from './lists';
 
+/** The keys that ask the server something other than a resource or a list. */
+export type RequestKind = 'prompt' | 'completion' | 'task' | 'tasks';
+
+/** How many parts follow the segment of each request key. */
+export const REQUEST_PARTS: Readonly<Record<RequestKind, number>> = {
+  prompt: 2,
+  completion: 3,
+  task: 1,
+  tasks: 0,
+};
+
+/**
+ * What a prompt, completion or task key asks of the server: its kind and the parts after it,
+ * as the key holds them (checked where they are sent: a key is plain data anyone can build).
+ */
+export interface McpRequestKey {
+  kind: RequestKind;
+  parts: readonly unknown[];
+}
+
 /**
  * The one place query keys are built and recognised. Unscoped keys are the
  * documented `['resource', uri]` / `['resources']`; a scoped provider (several
@@ -17,6 +37,14 @@ export interface McpKeys {
   tools(): QueryKey;
   prompts(): QueryKey;
   list(kind: ListKind): QueryKey;
+  /** `prompts/get` of one prompt with its arguments (`{}` when it has none). */
+  prompt(name: string, args?: Record<string, string>): QueryKey;
+  /** `completion/complete` of one argument, with what was typed and the other arguments. */
+  completion(ref: unknown, argument: { name: string; value: string }, context?: object): QueryKey;
+  /** One task (2025-11-25): its status, and its result once it has one. */
+  task(taskId: string): QueryKey;
+  /** The server's tasks (`tasks/list`). */
+  tasks(): QueryKey;
   /** The mutation key of tool calls. */
   callTool(): QueryKey;
   /** The URI of a resource key built by these keys, else undefined. */
@@ -25,6 +53,10 @@ export interface McpKeys {
   listOf(key: QueryKey): ListKind | undefined;
   /** Whether a key is this provider's resource list key. */
   isList(key: QueryKey): boolean;
+  /** The prompt, completion or task a key of these keys asks for, else undefined. */
+  requestOf(key: QueryKey): McpRequestKey | undefined;
+  /** Whether a key is any of this provider's keys (a resource, a list, a request). */
+  owns(key: QueryKey): boolean;
 }
 
 const LIST_SEGMENTS: Record<ListKind, string> = {
@@ -45,6 +77,18 @@ export function createMcpKeys(scope?: string): McpKeys {
       (kind) => LIST_SEGMENTS[kind] === key[n],
     );
   };
+  const requestOf = (key: QueryKey): McpRequestKey | undefined => {
+    const kind = key[n] as RequestKind;
+    if (!Object.hasOwn(REQUEST_PARTS, kind) || key.length !== n + 1 + REQUEST_PARTS[kind]) {
+      return undefined;
+    }
+    return hasPrefix(key) ? { kind, parts: key.slice(n + 1) } : undefined;
+  };
+  const uriOf = (key: QueryKey): string | undefined => {
+    if (key.length !== n + 2 || !hasPrefix(key) || key[n] !== 'resource') return undefined;
+    const uri = key[n + 1];
+    return typeof uri === 'string' ? uri : undefined;
+  };
   return {
     scope,
     resource: (uri) => [...prefix, 'resource', uri],
@@ -54,14 +98,17 @@ export function createMcpKeys(scope?: string): McpKeys {
     tools: () => list('tools'),
     prompts: () => list('prompts'),
     list,
+    prompt: (name, args) => [...prefix, 'prompt', name, args ?? {}],
+    completion: (ref, argument, context) => [...prefix, 'completion', ref, argument, context ?? {}],
+    task: (taskId) => [...prefix, 'task', taskId],
+    tasks: () => [...prefix, 'tasks'],
     callTool: () => [...prefix, 'callTool'],
-    uriOf(key) {
-      if (key.length !== n + 2 || !hasPrefix(key) || key[n] !== 'resource') return undefined;
-      const uri = key[n + 1];
-      return typeof uri === 'string' ? uri : undefined;
-    },
+    uriOf,
     listOf,
     isList: (key) => listOf(key) === 'resources',
+    requestOf,
+    owns: (key) =>
+      uriOf(key) !== undefined || listOf(key) !== undefined || requestOf(key) !== undefined,
   };
 }
 

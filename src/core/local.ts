@@ -1,4 +1,9 @@
-import type { CallToolResult, Client, ReadResourceResult } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  Client,
+  LoggingLevel,
+  ReadResourceResult,
+} from '@modelcontextprotocol/client';
 import { hashKey, type QueryClient, type QueryKey } from '@tanstack/query-core';
 import type { CacheBridge } from './cacheBridge';
 import type { Clock } from './clock';
@@ -12,9 +17,11 @@ import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { checkContents, digest } from './readResult';
+import { logMeta, type RequestHandler, requestHandler } from './requests';
 import type { Session } from './session';
+import { anything } from './shapes';
 import { callOn } from './tools';
-import type { CallToolVariables, LocalUpstreamControl } from './upstream';
+import type { CallToolVariables, LocalUpstreamControl, McpAction } from './upstream';
 
 /** How long a first load nobody observed keeps its URI held after the read. */
 const FIRST_LOAD_GRACE_MS = 5000;
@@ -44,13 +51,18 @@ export class LocalUpstream implements LocalUpstreamControl {
   readonly #parts: LocalUpstreamParts;
   readonly #connection: Connection<Session>;
   readonly #timeoutMs: number;
-  readonly #toolTimeoutMs: number;
+  readonly #toolTimeouts: { timeoutMs: number; maxTotalTimeoutMs: number };
+  /** The log level asked for (`useServerLog`), if any. */
+  #logLevel: LoggingLevel | undefined;
 
   constructor(options: McpCacheSyncOptions, parts: LocalUpstreamParts) {
     this.#parts = parts;
     this.#timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-    this.#toolTimeoutMs = options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
-    this.#connection = createConnection(options, parts);
+    this.#toolTimeouts = {
+      timeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+      maxTotalTimeoutMs: options.toolMaxTotalTimeoutMs ?? DEFAULTS.toolMaxTotalTimeoutMs,
+    };
+    this.#connection = createConnection(options, { ...parts, logLevel: () => this.#logLevel });
   }
 
   /** The connection itself, for the McpCacheSync's state, reconnect and sign-in. */
@@ -63,6 +75,9 @@ export class LocalUpstream implements LocalUpstreamControl {
     const list = keys.listOf(key);
     if (list) return this.#list(list, signal);
     if (isResourceKey(keys, key)) return this.#read(key[key.length - 1], key, signal);
+    const request = keys.requestOf(key);
+    const handler = requestHandler(request?.kind);
+    if (request && handler) return this.#ask(handler, request.parts, key, signal);
     return Promise.reject(
       new McpQueryError('UNKNOWN_KEY', `not an MCP query key: ${JSON.stringify(key)}`),
     );
@@ -71,7 +86,21 @@ export class LocalUpstream implements LocalUpstreamControl {
   async callTool(variables: CallToolVariables): Promise<CallToolResult> {
     const session = await this.#ready(variables.signal);
     try {
-      return await callOn(session.client, variables, this.#toolTimeoutMs);
+      const { client } = session;
+      return await callOn(client, variables, this.#toolTimeouts, logMeta(client, this.#logLevel));
+    } catch (error) {
+      session.failed(error);
+      throw error;
+    }
+  }
+
+  async request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
+    const session = await this.#ready(signal);
+    try {
+      return await session.client.request({ method, params }, anything, {
+        timeout: this.#timeoutMs,
+        ...(signal && { signal }),
+      });
     } catch (error) {
       session.failed(error);
       throw error;
@@ -80,6 +109,11 @@ export class LocalUpstream implements LocalUpstreamControl {
 
   interest(): void {
     this.#connection.session?.update(this.#parts.interest.desire());
+  }
+
+  setLogLevel(level: LoggingLevel | undefined): void {
+    this.#logLevel = level;
+    this.#connection.session?.logAt(level);
   }
 
   isCovered(uri: string): boolean {
@@ -119,7 +153,10 @@ export class LocalUpstream implements LocalUpstreamControl {
         // TanStack Query is the only cache: the SDK's own TTL cache could
         // answer a post-notification read with the content it replaces.
         run: (client) =>
-          client.readResource({ uri }, { cacheMode: 'bypass', signal, timeout: this.#timeoutMs }),
+          client.readResource(
+            { uri, ...logMeta(client, this.#logLevel) },
+            { cacheMode: 'bypass', signal, timeout: this.#timeoutMs },
+          ),
         check: (result) => checkContents(uri, result),
         success: (result) => ({
           type: 'read',
@@ -134,6 +171,34 @@ export class LocalUpstream implements LocalUpstreamControl {
         const timer = setTimeout(release, FIRST_LOAD_GRACE_MS);
         (timer as { unref?: () => void }).unref?.();
       }
+    }
+  }
+
+  /**
+   * A prompt, a completion, a task: its registered handler runs it. One kept fresh by a list
+   * (a prompt) waits for that list's coverage like a list does (rule 4).
+   */
+  async #ask(
+    handler: RequestHandler,
+    parts: readonly unknown[],
+    key: QueryKey,
+    signal: AbortSignal,
+  ) {
+    const { list } = handler;
+    const session = list ? await this.#covered({ list }, signal) : await this.#ready(signal);
+    const { client } = session;
+    try {
+      const result = await handler.run(client, parts, {
+        signal,
+        timeout: this.#timeoutMs,
+        meta: logMeta(client, this.#logLevel),
+        cached: this.#parts.queryClient.getQueryData(key),
+      });
+      signal.throwIfAborted();
+      return result;
+    } catch (error) {
+      if (!signal.aborted) session.failed(error);
+      throw error;
     }
   }
 

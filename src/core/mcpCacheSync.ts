@@ -129,7 +129,7 @@ export class McpCacheSync {
         wants: (uri) => interest.wants(uri),
         serverRequests: options.serverRequests,
         requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
-        toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+        toolMaxTotalTimeoutMs: options.toolMaxTotalTimeoutMs ?? DEFAULTS.toolMaxTotalTimeoutMs,
         clock,
         demand,
         signal: this.#life.signal,
@@ -143,6 +143,7 @@ export class McpCacheSync {
     registerInternals(this, {
       events: { bus: this.#bus, facts: () => this.#allFacts() },
       upstream: this.#upstream,
+      identity: () => this.#identity,
       serverRequests: options.serverRequests,
       diagnostics: {
         intervalMs: options.diagnosticsIntervalMs,
@@ -265,7 +266,7 @@ export class McpCacheSync {
         reset.has(query) ||
         (query.state.status === 'pending' &&
           query.state.fetchStatus === 'idle' &&
-          (this.keys.uriOf(query.queryKey) ?? this.keys.listOf(query.queryKey)) !== undefined),
+          this.keys.owns(query.queryKey)),
     );
   }
 

@@ -2,6 +2,7 @@ import type { Query, QueryCache, QueryCacheNotifyEvent, QueryObserver } from '@t
 import type { InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
 import { notifiedBy } from './lists';
+import { requestHandler } from './requests';
 
 /**
  * Set `meta: { [SUBSCRIBE_META]: false }` on a query's options to read a
@@ -15,7 +16,7 @@ type AnyObserver = QueryObserver<unknown, unknown, unknown, unknown, readonly un
 /**
  * Holds come from the QueryCache itself: every mounted observer of one of
  * this provider's resource keys holds that URI, and every observer of a
- * tools or prompts list holds that list's `list_changed`. So
+ * tools or prompts list, or of a prompt, holds that list's `list_changed`. So
  * `useQuery(resourceQueryOptions(uri))`, `useSuspenseQuery`, `useQueries`
  * and `useResource` are all live in the same way. An observer opts out with
  * `enabled: false` or `meta: { mcpSubscribe: false }`.
@@ -76,8 +77,11 @@ export class ObserverHolds {
     const uri = this.#keys.uriOf(query.queryKey);
     if (uri !== undefined) return uri.length > 0 ? () => this.#interest.holdUri(uri) : undefined;
     const kind = this.#keys.listOf(query.queryKey);
-    if (kind === undefined) return undefined;
-    const list = notifiedBy[kind];
-    return () => this.#interest.holdList(list);
+    // A prompt shown is kept fresh by the prompts list's `list_changed`.
+    const list =
+      kind !== undefined
+        ? notifiedBy[kind]
+        : requestHandler(this.#keys.requestOf(query.queryKey)?.kind)?.list;
+    return list && (() => this.#interest.holdList(list));
   }
 }

@@ -7,6 +7,7 @@ import type {
 import type { QueryClient } from '@tanstack/query-core';
 import type { ProtocolChoice } from './clientSource';
 import type { Clock } from './clock';
+import type { KeepAlive } from './keepAlive';
 import type { ServerRequests } from './serverRequests';
 import type { TabSharingOption } from './upstream';
 
@@ -56,6 +57,15 @@ export interface McpCacheSyncOptions {
   /** Bound on a tool call; progress notifications restart it (ms, default 120 s). */
   toolTimeoutMs?: number;
   /**
+   * Off by default. `keepAlive({ pingIntervalMs })`: a connection that heard nothing from the
+   * server for that long pings it (2026-07-28: `server/discover`); no answer within
+   * `requestTimeoutMs` makes the connection reconnect. The round trip shows in the diagnostics
+   * (`health`).
+   */
+  keepAlive?: KeepAlive;
+  /** Bound on a tool call however much progress comes (ms, default 30 min). */
+  toolMaxTotalTimeoutMs?: number;
+  /**
    * Let the server ask things of the client (elicitation, sampling, roots):
    * `createServerRequests({ … })`. Without it the client declares none.
    */
@@ -78,4 +88,5 @@ export const DEFAULTS = {
   ackTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   toolTimeoutMs: 120_000,
+  toolMaxTotalTimeoutMs: 1_800_000,
 };

@@ -18,7 +18,8 @@ const current = new WeakMap<QueryClient, Map<string, PartitionIdentity>>();
  * - Another server: every MCP entry of the scope goes (data read from one
  *   server is never shown as another's).
  * - Another authContext: private data goes (`cacheScope: 'private'`, or no
- *   scope, which the SDK also treats as private), and the lists.
+ *   scope, which the SDK also treats as private), the lists, prompts,
+ *   completions and tasks.
  * Entries someone observes are reset to pending (their observers are told,
  * and never render the old data again); the rest are removed. In-flight
  * reads are cancelled, and the attachment signal (routing.ts) fences those still on their way.
@@ -40,13 +41,12 @@ export function adoptPartition(
   if (!previous) return [];
   const serverChanged = previous.connection !== identity.connection;
   if (!serverChanged && previous.auth === identity.auth) return [];
-  const ours = (query: Query) =>
-    keys.uriOf(query.queryKey) !== undefined || keys.listOf(query.queryKey) !== undefined;
-  const isPrivate = (query: Query) => {
-    if (keys.listOf(query.queryKey) !== undefined) return true;
-    if (keys.uriOf(query.queryKey) === undefined) return false;
-    return (query.state.data as { cacheScope?: unknown } | undefined)?.cacheScope !== 'public';
-  };
+  const ours = (query: Query) => keys.owns(query.queryKey);
+  // Lists, prompts, completions and tasks are the user's; a resource says whether it is.
+  const isPrivate = (query: Query) =>
+    keys.uriOf(query.queryKey) === undefined
+      ? ours(query)
+      : (query.state.data as { cacheScope?: unknown } | undefined)?.cacheScope !== 'public';
   const cache = client.getQueryCache();
   const reset: Query[] = [];
   for (const query of cache.getAll()) {

@@ -27,7 +27,11 @@ export interface McpQueryOptions<T> {
   queryFn: QueryFunction<T, QueryKey>;
 }
 
-function options<T>(queryKey: QueryKey, scope: string | undefined): McpQueryOptions<T> {
+/** The options of any MCP key of `scope`: the key, typed, and the routed query function. */
+export function mcpQueryOptions<T>(
+  queryKey: QueryKey,
+  scope: string | undefined,
+): McpQueryOptions<T> {
   return {
     queryKey: queryKey as DataTag<QueryKey, T, Error>,
     queryFn: routedQueryFn(scope) as QueryFunction<T, QueryKey>,
@@ -44,34 +48,34 @@ export function resourceQueryOptions(
   uri: string,
   { scope }: ScopeOption = {},
 ): McpQueryOptions<ReadResourceResult> {
-  return options<ReadResourceResult>(createMcpKeys(scope).resource(uri), scope);
+  return mcpQueryOptions<ReadResourceResult>(createMcpKeys(scope).resource(uri), scope);
 }
 
 /** The full resource list (every page). */
 export function resourceListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Resource[]> {
-  return options<Resource[]>(createMcpKeys(scope).resources(), scope);
+  return mcpQueryOptions<Resource[]>(createMcpKeys(scope).resources(), scope);
 }
 
 /** Every resource template (every page). */
 export function resourceTemplatesQueryOptions({
   scope,
 }: ScopeOption = {}): McpQueryOptions<ResourceTemplate[]> {
-  return options<ResourceTemplate[]>(createMcpKeys(scope).resourceTemplates(), scope);
+  return mcpQueryOptions<ResourceTemplate[]>(createMcpKeys(scope).resourceTemplates(), scope);
 }
 
 /** Every tool (every page). */
 export function toolListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Tool[]> {
-  return options<Tool[]>(createMcpKeys(scope).tools(), scope);
+  return mcpQueryOptions<Tool[]>(createMcpKeys(scope).tools(), scope);
 }
 
 /** Every prompt (every page). */
 export function promptListQueryOptions({ scope }: ScopeOption = {}): McpQueryOptions<Prompt[]> {
-  return options<Prompt[]>(createMcpKeys(scope).prompts(), scope);
+  return mcpQueryOptions<Prompt[]>(createMcpKeys(scope).prompts(), scope);
 }
 
 export function listQueryOptions(
   kind: ListKind,
   scope: string | undefined,
 ): McpQueryOptions<unknown[]> {
-  return options<unknown[]>(createMcpKeys(scope).list(kind), scope);
+  return mcpQueryOptions<unknown[]>(createMcpKeys(scope).list(kind), scope);
 }

@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { BackoffOptions } from './backoff';
 import { type ChangeChannel, type Coverage, initialStatus, noCoverage } from './channel';
 import type { Clock } from './clock';
@@ -10,6 +10,7 @@ import type { Desire } from './interest';
 import { whileAlive } from './lifetime';
 import { ListenChannel } from './listenChannel';
 import type { NotifiedList } from './lists';
+import { setLevel } from './requests';
 import type { Retention } from './retention';
 import { SubscribeChannel } from './subscribeChannel';
 import { Waiters } from './waiters';
@@ -54,6 +55,8 @@ export interface SessionHost extends SessionControl {
   emit: Emit;
   wanted: Wanted;
   changes: ChangeTarget;
+  /** The log level asked for now (`useServerLog`), if any. */
+  logLevel?(): LoggingLevel | undefined;
 }
 
 export interface SessionOptions {
@@ -101,6 +104,8 @@ export class Session {
   #legacyStream: LegacyStreamState;
   #status: StreamStatus;
   #ended: Promise<void> | undefined;
+  /** The log level the server was told (2025), once ready. */
+  #logLevel: LoggingLevel | undefined;
 
   constructor(client: Client, host: SessionHost, options: SessionOptions, observed: boolean) {
     this.client = client;
@@ -178,6 +183,15 @@ export class Session {
       this.#channel = this.#legacy;
     }
     this.#channel.update(this.#host.wanted.desire());
+    this.logAt(this.#host.logLevel?.());
+  }
+
+  /** Ask for the server's log messages from `level` up (once per level per session). */
+  logAt(level: LoggingLevel | undefined): void {
+    if (!this.#channel || level === this.#logLevel) return;
+    this.#logLevel = level;
+    // A level the server would not take leaves its default; asked again with the next one.
+    setLevel(this.client, level)?.catch(() => (this.#logLevel = undefined));
   }
 
   /**
@@ -288,6 +302,7 @@ export class Session {
       malformed: whileAlive(this.signal, (method: string, reason: string) =>
         emit({ type: 'malformed', method: clip(method, 200), reason }),
       ),
+      event: whileAlive(this.signal, emit),
     };
   }
 

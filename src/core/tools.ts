@@ -1,8 +1,10 @@
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
+import { cancelled } from './errors';
 import { internalsOf } from './internals';
 import type { McpKeys } from './keys';
 import { toolsListed } from './lists';
+import type { LogMeta } from './requests';
 import type { CallToolVariables } from './upstream';
 
 export type { CallToolVariables };
@@ -26,22 +28,43 @@ export function callTool(sync: object, variables: CallToolVariables): Promise<Ca
 export async function callOn(
   client: Client,
   variables: CallToolVariables,
-  timeoutMs: number,
+  timeouts: { timeoutMs: number; maxTotalTimeoutMs: number },
+  meta?: LogMeta,
 ): Promise<CallToolResult> {
-  if (!toolsListed.has(client) && client.getServerCapabilities()?.tools) {
-    await client.listTools(undefined, { cacheMode: 'refresh', timeout: timeoutMs });
-    toolsListed.add(client);
+  const { signal } = variables;
+  const maxTotalTimeout = variables.maxTotalTimeoutMs ?? timeouts.maxTotalTimeoutMs;
+  // The SDK checks the total only when progress comes: the first wait is bounded by it too.
+  const timeout = Math.min(variables.timeoutMs ?? timeouts.timeoutMs, maxTotalTimeout);
+  try {
+    if (!toolsListed.has(client) && client.getServerCapabilities()?.tools) {
+      await client.listTools(undefined, {
+        cacheMode: 'refresh',
+        timeout,
+        ...(signal && { signal }),
+      });
+      toolsListed.add(client);
+    }
+    const result = await client.callTool(
+      {
+        name: variables.name,
+        ...(variables.arguments && { arguments: variables.arguments }),
+        ...meta,
+      },
+      {
+        timeout,
+        // Progress restarts the timeout, up to a bound (a server's progress is not a promise).
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout,
+        ...(signal && { signal }),
+        ...(variables.onProgress && { onprogress: variables.onProgress }),
+      },
+    );
+    return result as CallToolResult;
+  } catch (error) {
+    // The SDK rejects a cancelled call with a timeout of its own making: say what it was.
+    if (signal?.aborted) throw cancelled(signal.reason);
+    throw error;
   }
-  const result = await client.callTool(
-    { name: variables.name, ...(variables.arguments && { arguments: variables.arguments }) },
-    {
-      timeout: timeoutMs,
-      resetTimeoutOnProgress: true,
-      ...(variables.signal && { signal: variables.signal }),
-      ...(variables.onProgress && { onprogress: variables.onProgress }),
-    },
-  );
-  return result as CallToolResult;
 }
 
 /**

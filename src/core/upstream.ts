@@ -1,4 +1,4 @@
-import type { CallToolResult, Client, Progress } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, LoggingLevel, Progress } from '@modelcontextprotocol/client';
 import type { QueryClient, QueryKey } from '@tanstack/query-core';
 import type { Clock } from './clock';
 import type { EventBus, McpEventInput } from './events';
@@ -8,13 +8,25 @@ import type { NotifiedList } from './lists';
 import type { PartitionIdentity } from './partition';
 import type { ServerRequests } from './serverRequests';
 
+/**
+ * The requests `Upstream.request` sends (2025-11-25 tasks): a tool call with `task` (answered
+ * at once with the task), and `tasks/cancel`. Whoever sends one checks first that the server
+ * declared what it needs (`tasks.ts`).
+ */
+export type McpAction = 'tools/call' | 'tasks/cancel';
+
 /** What a tool call takes: the tool, its arguments, and optionally where progress goes. */
 export interface CallToolVariables {
   name: string;
   arguments?: Record<string, unknown>;
   /** Progress notifications of this call (and, 2026-07-28, each round of input it needed). */
   onProgress?: (progress: Progress) => void;
+  /** Cancels the call: the server is told, and the call fails with `CANCELLED`. */
   signal?: AbortSignal;
+  /** The call's timeout, started again by each progress notification (default `toolTimeoutMs`). */
+  timeoutMs?: number;
+  /** Its bound however much progress comes (default `toolMaxTotalTimeoutMs`). */
+  maxTotalTimeoutMs?: number;
 }
 
 /**
@@ -27,8 +39,16 @@ export interface Upstream {
   /** The query function of every MCP key of the scope: one resource, or a whole list. */
   query(key: QueryKey, signal: AbortSignal): Promise<unknown>;
   callTool(variables: CallToolVariables): Promise<CallToolResult>;
+  /** One of the few requests that are neither a query nor a plain tool call (`McpAction`). */
+  request(
+    method: McpAction,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown>;
   /** What this tab wants changed (one flush of the interest registry). */
   interest(desire: Desire): void;
+  /** Ask the server for its log messages from `level` up (`useServerLog`); undefined: none asked. */
+  setLogLevel(level: LoggingLevel | undefined): void;
   /** Whether the server covers `uri` / the list right now (fresh until notified, rule 7). */
   isCovered(uri: string): boolean;
   isListCovered(list: NotifiedList): boolean;
@@ -74,7 +94,8 @@ export interface TabContext {
   wants(uri: string): boolean;
   readonly serverRequests: ServerRequests | undefined;
   readonly requestTimeoutMs: number;
-  readonly toolTimeoutMs: number;
+  /** The longest a tool call may take however much progress comes (the leader enforces it). */
+  readonly toolMaxTotalTimeoutMs: number;
   readonly clock: Clock;
   /** Something needs the connection: starts it, unless a provider's mount does. */
   demand(): void;

@@ -4,7 +4,8 @@ import {
   type UseMutationResult,
   useMutation,
 } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { McpQueryError } from '../core/errors';
 import { type CallToolVariables, callToolMutationOptions } from '../core/tools';
 import { useMcpSync } from './context';
 
@@ -17,39 +18,67 @@ export type UseCallToolOptions = Omit<
   scope?: string;
 };
 
+export type UseCallToolResult = UseMutationResult<CallToolResult, Error, CallToolVariables> & {
+  /** The latest progress notification of the running call. */
+  progress: Progress | undefined;
+  /**
+   * Cancel the running call: the server is told (`notifications/cancelled`; on 2026-07-28 the
+   * request's stream is closed), and the mutation goes back to `idle` with `cancelled` set —
+   * an outcome, not an error (`onError` is not called; `mutateAsync` rejects with `CANCELLED`).
+   */
+  cancel(): void;
+  /** The latest call was cancelled (until the next one starts). */
+  cancelled: boolean;
+};
+
+const isCancelled = (error: unknown) =>
+  error instanceof McpQueryError && error.code === 'CANCELLED';
+
 /**
  * Call tools with TanStack's `useMutation`: `mutate({ name, arguments })`.
  * `data.isError` is the tool reporting a failure (it ran); `error` is the
  * call itself failing. `progress` is the latest progress notification of the
- * running call.
+ * running call; `cancel()` stops it.
  */
-export function useCallTool(options?: UseCallToolOptions): UseMutationResult<
-  CallToolResult,
-  Error,
-  CallToolVariables
-> & {
-  progress: Progress | undefined;
-} {
-  const { scope, ...mutationOptions } = options ?? {};
+export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
+  const { scope, onError, ...mutationOptions } = options ?? {};
   const sync = useMcpSync('useCallTool', scope);
   const [progress, setProgress] = useState<Progress>();
+  const [cancelled, setCancelled] = useState(false);
+  const running = useRef<AbortController | undefined>(undefined);
   const base = callToolMutationOptions(sync);
-  const mutation = useMutation(
+  const mutation = useMutation<CallToolResult, Error, CallToolVariables>(
     {
       ...mutationOptions,
       mutationKey: base.mutationKey,
       mutationFn: (variables) => {
         setProgress(undefined);
+        setCancelled(false);
+        const own = new AbortController();
+        running.current = own;
         return base.mutationFn({
           ...variables,
+          signal: variables.signal ? AbortSignal.any([own.signal, variables.signal]) : own.signal,
           onProgress: (next) => {
             setProgress(next);
             variables.onProgress?.(next);
           },
         });
       },
+      ...(onError && {
+        onError: (error, ...rest) => (isCancelled(error) ? undefined : onError(error, ...rest)),
+      }),
     },
     sync.queryClient,
   );
-  return { ...mutation, progress };
+  const cancel = () => {
+    const own = running.current;
+    if (!own || own.signal.aborted || !mutation.isPending) return;
+    own.abort(new McpQueryError('CANCELLED', 'the call was cancelled'));
+    // The call settles as cancelled: this observer lets go of it, so it shows no error.
+    mutation.reset();
+    setProgress(undefined);
+    setCancelled(true);
+  };
+  return { ...mutation, progress, cancel, cancelled };
 }

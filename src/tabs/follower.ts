@@ -1,11 +1,10 @@
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
-import { McpQueryError } from '../core/errors';
-import type { McpKeys } from '../core/keys';
-import { LIST_KINDS, type NotifiedList } from '../core/lists';
-import { checkContents } from '../core/readResult';
+import { cancelled, McpQueryError } from '../core/errors';
+import type { NotifiedList } from '../core/lists';
 import type { SharedElicitation } from '../core/serverRequests';
-import type { CallToolVariables, Upstream } from '../core/upstream';
+import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
+import { fitsKey, isLiveRequest } from './keyShapes';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
 
@@ -68,10 +67,15 @@ export class Follower {
 
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
     const { context, tab } = this.#link;
-    const timeoutMs = context.toolTimeoutMs + context.requestTimeoutMs;
+    // The leader times the call (restarted by progress); this only outlives a silent leader.
+    const timeoutMs =
+      (variables.maxTotalTimeoutMs ?? context.toolMaxTotalTimeoutMs) + context.requestTimeoutMs;
+    const { name, arguments: args, timeoutMs: callTimeout, maxTotalTimeoutMs } = variables;
     const call: WireCall = {
-      name: variables.name,
-      ...(variables.arguments && { arguments: variables.arguments }),
+      name,
+      ...(args && { arguments: args }),
+      ...(callTimeout !== undefined && { timeoutMs: callTimeout }),
+      ...(maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs }),
       progress: variables.onProgress !== undefined,
     };
     return this.#request((id) => ({ type: 'call', tab, id, variables: call }), {
@@ -79,6 +83,21 @@ export class Follower {
       timeoutMs,
       call: variables,
     }) as Promise<CallToolResult>;
+  }
+
+  /** A task request, run in the leading tab (like a call: not sent again to the next leader). */
+  request(
+    method: McpAction,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const { context, tab } = this.#link;
+    const call: WireCall = { name: method, arguments: params, progress: false, action: true };
+    return this.#request((id) => ({ type: 'call', tab, id, variables: call }), {
+      signal,
+      timeoutMs: 2 * context.requestTimeoutMs,
+      call: undefined,
+    });
   }
 
   /** Tell the leader, once per tick, every key this tab holds. */
@@ -93,6 +112,7 @@ export class Follower {
         tab: this.#link.tab,
         keys: this.#heldKeys(),
         answering: this.#link.context.serverRequests?.answering === true,
+        ...(this.#link.logLevel() && { logLevel: this.#link.logLevel() }),
       });
     });
   }
@@ -219,10 +239,13 @@ export class Follower {
       const id = this.#nextId;
       const onAbort = () => {
         const taken = this.#take(id);
-        if (taken?.sentTo !== undefined && taken.request.type === 'call') {
-          this.#link.send({ type: 'cancel', tab: this.#link.tab, id });
+        if (taken?.request.type !== 'call') {
+          taken?.reject(signal?.reason);
+          return;
         }
-        taken?.reject(signal?.reason);
+        if (taken.sentTo !== undefined)
+          this.#link.send({ type: 'cancel', tab: this.#link.tab, id });
+        taken.reject(cancelled(signal?.reason));
       };
       const timer = setTimeout(() => {
         this.#take(id)?.reject(
@@ -271,12 +294,17 @@ export class Follower {
     this.#link.send(pending.request);
   }
 
-  /** What this tab holds: its wanted URIs, and the lists someone here shows. */
+  /**
+   * What this tab holds: its wanted URIs, and the lists, prompts and tasks someone here shows
+   * (the leader holds them too, so they stay live for this tab).
+   */
   #heldKeys(): QueryKey[] {
-    const { keys, desire } = this.#link.context;
+    const { keys, desire, queryClient } = this.#link.context;
     const held = desire().uris.map((uri) => keys.resource(uri));
-    for (const kind of LIST_KINDS) {
-      if ((this.#find(keys.list(kind))?.getObserversCount() ?? 0) > 0) held.push(keys.list(kind));
+    for (const query of queryClient.getQueryCache().getAll()) {
+      const key = query.queryKey;
+      const live = keys.listOf(key) !== undefined || isLiveRequest(keys, key);
+      if (live && query.getObserversCount() > 0) held.push(key);
     }
     return held;
   }
@@ -307,22 +335,6 @@ export class Follower {
 
   #find(key: QueryKey): Query | undefined {
     return this.#link.context.queryClient.getQueryCache().get(hashKey(key));
-  }
-}
-
-/**
- * What a read of `key` can return: a list, or content of that resource (a read answered with
- * nothing, or with another resource's content, is an error: rule 8).
- */
-function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
-  if (keys.listOf(key) !== undefined) return Array.isArray(data);
-  const uri = keys.uriOf(key);
-  if (uri === undefined || typeof data !== 'object' || data === null) return false;
-  try {
-    checkContents(uri, data as ReadResourceResult);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -8,6 +8,8 @@ import {
 import { McpQueryError } from '../core/errors';
 import type { McpEvent } from '../core/events';
 import { whileAlive } from '../core/lifetime';
+import { mostVerbose } from '../core/logLevels';
+import type { McpAction } from '../core/upstream';
 import { FORWARDED, type GroupLink, isGroupKey } from './link';
 import { type Member, Members } from './members';
 import { type TabMessage, toWire, type WireCall } from './protocol';
@@ -130,7 +132,8 @@ export class Leader {
       case 'interest':
         member.keys = message.keys.filter((key) => isGroupKey(context.keys, key));
         member.answering = message.answering === true;
-        this.#reconcile();
+        member.logLevel = message.logLevel;
+        this.reconcile();
         if (!known) this.#groupChanged();
         break;
       case 'read':
@@ -225,9 +228,15 @@ export class Leader {
     variables: WireCall,
     signal: AbortSignal,
   ): Promise<{ value: unknown }> {
+    const { name, arguments: args, timeoutMs, maxTotalTimeoutMs } = variables;
+    if (variables.action) {
+      return { value: await this.#link.local.request(name as McpAction, args ?? {}, signal) };
+    }
     const value = await this.#link.local.callTool({
-      name: variables.name,
-      ...(variables.arguments && { arguments: variables.arguments }),
+      name,
+      ...(args && { arguments: args }),
+      ...(timeoutMs !== undefined && { timeoutMs }),
+      ...(maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs }),
       signal,
       ...(variables.progress && {
         onProgress: (progress: Progress) =>
@@ -250,22 +259,26 @@ export class Leader {
         call.controller.abort(new McpQueryError('SUPERSEDED', 'the tab that made the call closed'));
       }
     }
-    this.#reconcile();
+    this.reconcile();
     this.#groupChanged();
   }
 
   /**
    * Hold, here, every key some other tab holds: the leader's subscriptions
-   * are the union. And count the tabs that answer elicitations.
+   * are the union. Count the tabs that answer elicitations, and ask for the
+   * most verbose log level any tab asks for.
    */
-  #reconcile(): void {
+  reconcile(): void {
     const wanted = new Map<string, QueryKey>();
     let answering = 0;
+    const levels = [this.#link.logLevel()];
     for (const member of this.#members.values()) {
       for (const key of member.keys) wanted.set(hashKey(key), key);
       if (member.answering) answering += 1;
+      levels.push(member.logLevel);
     }
     this.#link.context.serverRequests?.setRemoteAnswerers(answering);
+    this.#link.local.setLogLevel(mostVerbose(levels));
     for (const [hash, release] of this.#holds) {
       if (wanted.has(hash)) continue;
       release();

@@ -1,3 +1,4 @@
+import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import type { McpEvent } from '../core/events';
 import type { McpKeys } from '../core/keys';
@@ -21,6 +22,8 @@ export interface GroupLink {
   readonly context: TabContext;
   readonly settings: Settings;
   send(message: TabMessage): void;
+  /** The log level this tab's `useServerLog` asks for, if any. */
+  logLevel(): LoggingLevel | undefined;
 }
 
 /** Events that describe the leader's connection (what every tab of the group shows). */
@@ -35,10 +38,12 @@ export const FORWARDED = new Set<McpEvent['type']>([
   'malformed',
   'read',
   'list',
+  'log',
+  'ping',
+  'task',
 ]);
 
-/** Whether `key` is an MCP resource or list key of this group's scope. */
+/** Whether `key` is an MCP key of this group's scope: a resource, a list, a prompt, a completion, a task. */
 export function isGroupKey(keys: McpKeys, key: unknown): key is QueryKey {
-  if (!Array.isArray(key)) return false;
-  return keys.uriOf(key) !== undefined || keys.listOf(key) !== undefined;
+  return Array.isArray(key) && keys.owns(key);
 }

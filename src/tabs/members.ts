@@ -1,3 +1,4 @@
+import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import { delay, whileAlive, within } from '../core/lifetime';
 import type { GroupLink } from './link';
@@ -9,6 +10,8 @@ export interface Member {
   running: number;
   since: number;
   answering: boolean;
+  /** The log level its `useServerLog` asks for, if any. */
+  logLevel: LoggingLevel | undefined;
   /** Withdraws the request for the tab's lock once the tab is no longer a member. */
   watch: AbortController;
 }
@@ -65,7 +68,14 @@ export class Members {
     if (!member) {
       if (this.#members.size >= MAX_TABS) return undefined;
       const since = this.#link.context.clock.now();
-      member = { keys: [], running: 0, since, answering: false, watch: within(this.#signal) };
+      member = {
+        keys: [],
+        running: 0,
+        since,
+        answering: false,
+        logLevel: undefined,
+        watch: within(this.#signal),
+      };
       this.#members.set(tab, member);
       this.#watch(tab, member);
     }

@@ -1,12 +1,18 @@
-import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryCacheNotifyEvent, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpEventInput } from '../core/events';
 import { whileAlive } from '../core/lifetime';
 import type { NotifiedList } from '../core/lists';
-import type { CallToolVariables, LocalUpstreamControl, TabContext } from '../core/upstream';
+import type {
+  CallToolVariables,
+  LocalUpstreamControl,
+  McpAction,
+  TabContext,
+} from '../core/upstream';
 import { Waiters } from '../core/waiters';
 import { Follower, type FollowerMessage } from './follower';
+import { isLiveRequest } from './keyShapes';
 import { Leader, type LeaderMessage } from './leader';
 import { type GroupLink, isGroupKey, type Settings } from './link';
 import { tabLock } from './members';
@@ -39,7 +45,13 @@ export class Membership {
   #handovers = 0;
   #tabs = 1;
 
-  constructor(local: LocalUpstreamControl, context: TabContext, settings: Settings) {
+  /** `logLevel`: what this tab's `useServerLog` asks for now. */
+  constructor(
+    local: LocalUpstreamControl,
+    context: TabContext,
+    settings: Settings,
+    logLevel: () => LoggingLevel | undefined,
+  ) {
     this.#local = local;
     this.#context = context;
     const { clock } = context;
@@ -54,6 +66,7 @@ export class Membership {
       context,
       settings,
       send: (message) => this.#send(message),
+      logLevel,
     };
     this.#follower = new Follower(this.#link);
     this.#channel.addEventListener(
@@ -128,8 +141,20 @@ export class Membership {
     return this.#leading ? this.#local.callTool(variables) : this.#follower.callTool(variables);
   }
 
+  request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
+    return this.#leading
+      ? this.#local.request(method, params, signal)
+      : this.#follower.request(method, params, signal);
+  }
+
   interest(): void {
     if (this.#leading) this.#local.interest(this.#context.desire());
+    else this.#follower.interest();
+  }
+
+  /** This tab's log level changed: the leader asks for it (with the others'), a follower tells it. */
+  logLevelChanged(): void {
+    if (this.#leading) this.#leader?.reconcile();
     else this.#follower.interest();
   }
 
@@ -222,6 +247,7 @@ export class Membership {
         this.#emitTabs();
       },
     });
+    this.#leader.reconcile();
     // Until the group is counted again, this tab says at once that it leads.
     if (handover) this.#emitTabs();
     this.#waiters.recheck();
@@ -234,7 +260,7 @@ export class Membership {
     if (this.#leading) this.#leader?.onCacheEvent(event);
     else if (
       (type === 'observerAdded' || type === 'observerRemoved') &&
-      keys.listOf(query.queryKey) !== undefined
+      (keys.listOf(query.queryKey) !== undefined || isLiveRequest(keys, query.queryKey))
     ) {
       this.interest();
     }

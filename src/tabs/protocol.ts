@@ -1,4 +1,4 @@
-import type { ElicitResult, Progress } from '@modelcontextprotocol/client';
+import type { ElicitResult, LoggingLevel, Progress } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import { McpQueryError, type McpQueryErrorCode } from '../core/errors';
 import type { McpEvent } from '../core/events';
@@ -23,10 +23,17 @@ export type TabMessage =
   /** This tab holds the connection now (`handovers`: leader changes the group has seen). */
   | { type: 'leader'; tab: string; handovers: number }
   /**
-   * Every MCP key this tab holds (resources and lists): the leader holds them
-   * for it; `answering`: a component here answers elicitations.
+   * Every MCP key this tab holds (resources, lists, prompts, tasks): the leader holds them for
+   * it; `answering`: a component here answers elicitations; `logLevel`: the server's log
+   * messages it asks for.
    */
-  | { type: 'interest'; tab: string; keys: QueryKey[]; answering?: boolean }
+  | {
+      type: 'interest';
+      tab: string;
+      keys: QueryKey[];
+      answering?: boolean;
+      logLevel?: LoggingLevel;
+    }
   | { type: 'bye'; tab: string }
   /** `fresh`: the entry was invalidated here, so read, even if the leader's copy is fresh. */
   | { type: 'read'; tab: string; id: number; key: QueryKey; fresh: boolean }
@@ -52,7 +59,14 @@ export type TabMessage =
   /** How many tabs share the connection now. */
   | { type: 'group'; tabs: number; handovers: number };
 
-export type WireCall = Omit<CallToolVariables, 'onProgress' | 'signal'> & { progress: boolean };
+/**
+ * A tool call as it crosses to the leader; with `action`, a request of `Upstream.request`
+ * instead (`name` the method, `arguments` its params).
+ */
+export type WireCall = Omit<CallToolVariables, 'onProgress' | 'signal'> & {
+  progress: boolean;
+  action?: true;
+};
 
 /** The part of BroadcastChannel used here. */
 export interface ChannelLike {

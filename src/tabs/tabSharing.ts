@@ -1,10 +1,15 @@
-import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
+import { defineCompletions } from '../core/completions';
 import { McpQueryError } from '../core/errors';
 import type { NotifiedList } from '../core/lists';
+import { definePrompts } from '../core/prompts';
+import { defineServerLog } from '../core/serverLog';
+import { defineTasks } from '../core/tasks';
 import type {
   CallToolVariables,
   LocalUpstreamControl,
+  McpAction,
   TabContext,
   TabSharingOption,
   Upstream,
@@ -46,6 +51,12 @@ export interface PageLike {
  * one), each tab connects by itself. docs/design.md, "Tab sharing".
  */
 export function shareAcrossTabs(options: ShareAcrossTabsOptions = {}): TabSharingOption {
+  // The leading tab serves every tab's keys, and relays every event, whatever its own page
+  // imported: prompts, completions, tasks and log messages are all known here.
+  definePrompts();
+  defineCompletions();
+  defineTasks();
+  defineServerLog();
   return {
     upstream(local, context) {
       const locks =
@@ -76,6 +87,7 @@ class SharedUpstream implements Upstream {
   readonly #settings: Settings;
   readonly #page: PageLike | undefined;
   #membership: Membership | undefined;
+  #logLevel: LoggingLevel | undefined;
   readonly #waiters = new Waiters();
 
   constructor(
@@ -93,12 +105,13 @@ class SharedUpstream implements Upstream {
   start(): void {
     if (this.#membership) return;
     const context = this.#context;
-    this.#membership = new Membership(this.#local, context, this.#settings);
+    const join = () => new Membership(this.#local, context, this.#settings, () => this.#logLevel);
+    this.#membership = join();
     context.addFacts(() => [(this.#membership as Membership).fact()]);
     // Another identity is another group: private data never crosses identities.
     context.onIdentity(() => {
       const previous = this.#membership as Membership;
-      this.#membership = new Membership(this.#local, context, this.#settings);
+      this.#membership = join();
       previous.leave(this.#membership);
     });
     // A page that goes away says goodbye at once: the leader's liveness check runs on a
@@ -124,8 +137,17 @@ class SharedUpstream implements Upstream {
     return (await this.#joined(variables.signal)).callTool(variables);
   }
 
+  async request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
+    return (await this.#joined(signal)).request(method, params, signal);
+  }
+
   interest(): void {
     this.#membership?.interest();
+  }
+
+  setLogLevel(level: LoggingLevel | undefined): void {
+    this.#logLevel = level;
+    this.#membership?.logLevelChanged();
   }
 
   isCovered(uri: string): boolean {

@@ -1,4 +1,5 @@
 import type { McpEvent } from '../core/events';
+import { severity } from '../core/logLevels';
 import { FORWARDED } from './link';
 import type { TabMessage } from './protocol';
 
@@ -27,11 +28,55 @@ const isString = (value: unknown): value is string =>
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && Number(value) >= 0;
 const isCount = isId;
 const isTime = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
-/** A query key: a short array of strings (an MCP key is at most ['mcp', scope, 'resource', uri]). */
-const isKey = (value: unknown) =>
-  Array.isArray(value) && value.length > 0 && value.length <= 4 && value.every(isString);
+/** The most characters the strings of one key may add up to (a prompt's or completion's arguments). */
+const MAX_KEY_CHARS = 16_384;
+/** The most entries of an object in a key (arguments by name, a completion's context). */
+const MAX_KEY_ENTRIES = 64;
+
+/**
+ * The characters of a key part, or NaN when it is not one: a string, or a small plain object
+ * of strings, nested at most twice (a completion's `{ arguments: { … } }`).
+ */
+function partChars(value: unknown, depth: number): number {
+  if (typeof value === 'string') return value.length;
+  if (!isObject(value) || depth > 1) return Number.NaN;
+  const entries = Object.entries(value);
+  if (entries.length > MAX_KEY_ENTRIES) return Number.NaN;
+  let chars = 0;
+  for (const [name, entry] of entries) chars += name.length + partChars(entry, depth + 1);
+  return chars;
+}
+
+/**
+ * A query key: a short array of non-empty strings and small objects (an MCP key is at most
+ * ['mcp', scope, 'completion', ref, argument, context]), bounded in size.
+ */
+const isKey = (value: unknown) => {
+  if (!Array.isArray(value) || value.length === 0 || value.length > 6) return false;
+  let chars = 0;
+  for (const part of value) {
+    if (typeof part === 'string' && !isString(part)) return false;
+    chars += partChars(part, 0);
+  }
+  return chars <= MAX_KEY_CHARS;
+};
 const isList = <T>(value: unknown, max: number, item: (entry: unknown) => entry is T) =>
   Array.isArray(value) && value.length <= max && value.every(item);
+
+/** A log message's data, as JSON, is cut at 8,000 characters where it is received. */
+const MAX_LOG_CHARS = 8192;
+
+/** How long `value` is as JSON (infinite when it is not JSON). */
+function jsonChars(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** What a follower may ask the leader to send besides tool calls (`Upstream.request`). */
+const ACTIONS = new Set(['tools/call', 'tasks/cancel']);
 
 const LIST_NAMES = new Set(['resources', 'tools', 'prompts']);
 const LIST_KINDS = new Set(['resources', 'resourceTemplates', 'tools', 'prompts']);
@@ -60,6 +105,14 @@ const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
   malformed: (e) => typeof e.method === 'string' && typeof e.reason === 'string',
   read: (e) => isString(e.uri) && PHASES.has(e.phase as string),
   list: (e) => LIST_KINDS.has(e.list as string) && PHASES.has(e.phase as string),
+  task: (e) => isString(e.taskId) && isString(e.status),
+  ping: (e) =>
+    (e.rttMs === undefined || (isTime(e.rttMs) && Number(e.rttMs) >= 0)) &&
+    (e.error === undefined || typeof e.error === 'string'),
+  log: (e) =>
+    severity(e.level) >= 0 &&
+    (e.logger === undefined || (typeof e.logger === 'string' && e.logger.length <= 256)) &&
+    jsonChars(e.data) <= MAX_LOG_CHARS,
 };
 
 const isEvent = (value: unknown): value is McpEvent => {
@@ -82,7 +135,8 @@ const SHAPES: Record<TabMessage['type'], Check> = {
   interest: (m) =>
     isString(m.tab) &&
     isList(m.keys, MAX_KEYS_PER_TAB, (key): key is string[] => isKey(key)) &&
-    (m.answering === undefined || typeof m.answering === 'boolean'),
+    (m.answering === undefined || typeof m.answering === 'boolean') &&
+    (m.logLevel === undefined || severity(m.logLevel) >= 0),
   read: (m) => isString(m.tab) && isId(m.id) && isKey(m.key) && typeof m.fresh === 'boolean',
   call: (m) =>
     isString(m.tab) &&
@@ -90,7 +144,11 @@ const SHAPES: Record<TabMessage['type'], Check> = {
     isObject(m.variables) &&
     isString(m.variables.name) &&
     (m.variables.arguments === undefined || isObject(m.variables.arguments)) &&
-    typeof m.variables.progress === 'boolean',
+    (m.variables.timeoutMs === undefined || isCount(m.variables.timeoutMs)) &&
+    (m.variables.maxTotalTimeoutMs === undefined || isCount(m.variables.maxTotalTimeoutMs)) &&
+    typeof m.variables.progress === 'boolean' &&
+    (m.variables.action === undefined ||
+      (m.variables.action === true && ACTIONS.has(m.variables.name as string))),
   cancel: (m) => isString(m.tab) && isId(m.id),
   answer: (m) =>
     isString(m.tab) &&

@@ -49,6 +49,7 @@ function recordingSink() {
     updated: vi.fn((_uri: string) => {}),
     listChanged: vi.fn(),
     malformed: vi.fn((_method: string, _reason: string) => {}),
+    event: vi.fn(),
   } satisfies NotificationSink;
 }
 

@@ -12,6 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type CatalogService,
+  countMethods,
   createCatalogService,
   createResourceService,
   endpointName,
@@ -143,6 +144,7 @@ export function createLegacyCoreEndpoint(
         failExchange(res, 400, -32700, 'Parse error');
         return;
       }
+      countMethods(counters, body);
     }
     const sessionId = headerValue(req, 'mcp-session-id');
     if (sessionId !== undefined) {

@@ -22,13 +22,19 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   type CallToolRequest,
   CallToolRequestSchema,
+  CancelTaskRequestSchema,
+  CompleteRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListRootsResultSchema,
+  ListTasksRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -38,12 +44,14 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CompletionRef, LogLevel } from './extras';
 import { startHostedServer } from './httpHost';
 import { createLegacyCoreEndpoint, type LegacySessionFactory } from './legacyCore';
 import {
   askError,
   HandlerFailure,
   type ResolvedCapabilities,
+  TASKS_CAPABILITY,
   type ToolIO,
   userOf,
 } from './protocol';
@@ -89,6 +97,7 @@ const RESULT_SCHEMAS = {
 function v1IO(
   request: CallToolRequest,
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  isIgnored: (level: LogLevel, sessionId: string | undefined) => boolean,
 ): ToolIO {
   const token = request.params._meta?.progressToken;
   return {
@@ -112,6 +121,11 @@ function v1IO(
         params: { progressToken: token, progress, total, message },
       });
     },
+    async log(level, data) {
+      // Related to the call, at the level the session set (what sendLoggingMessage checks).
+      if (isIgnored(level, extra.sessionId)) return;
+      await extra.sendNotification({ method: 'notifications/message', params: { level, data } });
+    },
   };
 }
 
@@ -123,11 +137,17 @@ function v1Capabilities(caps: ResolvedCapabilities): {
   resources: { subscribe?: boolean };
   tools?: { listChanged: true };
   prompts?: { listChanged: true };
+  completions?: Record<string, never>;
+  logging?: Record<string, never>;
+  tasks?: typeof TASKS_CAPABILITY;
 } {
   return {
     resources: caps.subscribe ? { subscribe: true } : {},
     ...(caps.tools ? { tools: { listChanged: true as const } } : {}),
     ...(caps.prompts ? { prompts: { listChanged: true as const } } : {}),
+    ...(caps.completions ? { completions: {} } : {}),
+    ...(caps.logging ? { logging: {} } : {}),
+    ...(caps.tasks ? { tasks: TASKS_CAPABILITY } : {}),
   };
 }
 
@@ -176,12 +196,29 @@ const openV1Session: LegacySessionFactory = async (setup) => {
     low.setRequestHandler(ListToolsRequestSchema, (request) =>
       mapped(() => setup.catalog.listTools(request.params?.cursor)),
     );
+    // A server without logging sends none (the SDK refuses to), as sendLoggingMessage does.
+    const isIgnored = (level: LogLevel, sessionId: string | undefined) =>
+      !caps.logging ||
+      (
+        low as unknown as { isMessageIgnored(level: string, id?: string): boolean }
+      ).isMessageIgnored(level, sessionId);
     low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       try {
+        if (request.params.task && caps.tasks) {
+          // A 2025-11-25 task: answered at once, the tool goes on in the background.
+          return setup.catalog.startTask(request.params.name, request.params.arguments, {
+            owner: userOf(extra.authInfo),
+            ttl: request.params.task.ttl,
+            notify: (state) =>
+              void low
+                .notification({ method: 'notifications/tasks/status', params: state } as never)
+                .catch(() => {}),
+          }) as never;
+        }
         return await setup.catalog.callTool(
           request.params.name,
           request.params.arguments,
-          v1IO(request, extra),
+          v1IO(request, extra, isIgnored),
         );
       } catch (error) {
         const mappedError = toV1Error(error);
@@ -198,6 +235,37 @@ const openV1Session: LegacySessionFactory = async (setup) => {
   if (caps.prompts) {
     low.setRequestHandler(ListPromptsRequestSchema, (request) =>
       mapped(() => setup.catalog.listPrompts(request.params?.cursor)),
+    );
+    low.setRequestHandler(GetPromptRequestSchema, (request) =>
+      mapped(() => setup.catalog.getPrompt(request.params.name, request.params.arguments)),
+    );
+  }
+  if (caps.completions) {
+    low.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+      mapped(() =>
+        setup.catalog.complete(
+          request.params.ref as CompletionRef,
+          request.params.argument,
+          extra.signal,
+        ),
+      ),
+    );
+  }
+  if (caps.tasks) {
+    const { extras } = setup.catalog;
+    const owner = (extra: { authInfo?: { extra?: Record<string, unknown> } }) =>
+      userOf(extra.authInfo);
+    low.setRequestHandler(GetTaskRequestSchema, (request, extra) =>
+      mapped(() => extras.getTask(request.params.taskId, owner(extra)) as never),
+    );
+    low.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) =>
+      mapped(() => extras.taskResult(request.params.taskId, owner(extra), extra.signal) as never),
+    );
+    low.setRequestHandler(ListTasksRequestSchema, (_request, extra) =>
+      mapped(() => extras.listTasks(owner(extra)) as never),
+    );
+    low.setRequestHandler(CancelTaskRequestSchema, (request, extra) =>
+      mapped(() => extras.cancelTask(request.params.taskId, owner(extra)) as never),
     );
   }
   const transport = new StreamableHTTPServerTransport({

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { startHostedServer } from './httpHost';
 import {
+  countMethods,
   createCatalogService,
   createResourceService,
   endpointName,
@@ -183,6 +184,7 @@ export function createModernEndpoint(options: EndpointOptions = {}): McpEndpoint
     res: ServerResponse,
   ): Promise<Response> {
     const { method, filterEntries } = await peekRequest(request);
+    countMethods(counters, { method });
     const isListen = method === LISTEN_METHOD;
     if (isListen) {
       counters.listenRequests += 1;

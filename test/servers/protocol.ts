@@ -4,6 +4,13 @@
  * client sees exactly what a server built on that SDK would send.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type CompletionRef,
+  type LogLevel,
+  promptMessages,
+  type ServerExtras,
+  type TaskState,
+} from './extras';
 import type {
   AskRecord,
   ResourceStore,
@@ -39,6 +46,9 @@ export interface ResolvedCapabilities {
   listChanged: boolean;
   tools: boolean;
   prompts: boolean;
+  completions: boolean;
+  logging: boolean;
+  tasks: boolean;
 }
 
 export function resolveCapabilities(options?: ServerCapabilityOptions): ResolvedCapabilities {
@@ -47,8 +57,14 @@ export function resolveCapabilities(options?: ServerCapabilityOptions): Resolved
     listChanged: options?.listChanged ?? true,
     tools: options?.tools ?? true,
     prompts: options?.prompts ?? true,
+    completions: options?.completions ?? true,
+    logging: options?.logging ?? true,
+    tasks: options?.tasks ?? false,
   };
 }
+
+/** The `tasks` capability of a 2025-11-25 server that runs tool calls as tasks. */
+export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 export function newCounters(): EndpointCounters {
   return {
@@ -63,7 +79,20 @@ export function newCounters(): EndpointCounters {
     templateListRequests: 0,
     toolCalls: 0,
     rootsListChanged: 0,
+    promptGets: 0,
+    setLevelRequests: 0,
+    methods: {},
   };
+}
+
+/** Counts one JSON-RPC message (or a batch) seen over HTTP, by method. */
+export function countMethods(counters: EndpointCounters, body: unknown): void {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const method = (message as { method?: unknown } | null)?.method;
+    if (typeof method !== 'string') continue;
+    counters.methods[method] = (counters.methods[method] ?? 0) + 1;
+    if (method === 'logging/setLevel') counters.setLevelRequests += 1;
+  }
 }
 
 export function addCounters(a: EndpointCounters, b: EndpointCounters): EndpointCounters {
@@ -79,6 +108,14 @@ export function addCounters(a: EndpointCounters, b: EndpointCounters): EndpointC
     templateListRequests: a.templateListRequests + b.templateListRequests,
     toolCalls: a.toolCalls + b.toolCalls,
     rootsListChanged: a.rootsListChanged + b.rootsListChanged,
+    promptGets: a.promptGets + b.promptGets,
+    setLevelRequests: a.setLevelRequests + b.setLevelRequests,
+    methods: Object.fromEntries(
+      [...new Set([...Object.keys(a.methods), ...Object.keys(b.methods)])].map((method) => [
+        method,
+        (a.methods[method] ?? 0) + (b.methods[method] ?? 0),
+      ]),
+    ),
   };
 }
 
@@ -124,6 +161,7 @@ export type ToolEntry = {
   description?: string;
   inputSchema: { type: 'object'; properties?: Record<string, JsonValue>; required?: string[] };
   _meta?: Record<string, unknown>;
+  execution?: { taskSupport: 'optional' | 'required' };
 };
 
 export type PromptEntry = {
@@ -184,6 +222,8 @@ export interface ToolIO {
   signal: AbortSignal;
   /** A progress notification for this call; nothing when the client sent no progress token. */
   progress(progress: number, total: number, message: string): Promise<void>;
+  /** A `notifications/message` related to this call, at the level the client asked for. */
+  log(level: LogLevel, data: unknown): Promise<void>;
 }
 
 /** Thrown by a 2026-07-28 `ToolIO.ask` when the answer is not in the request yet. */
@@ -371,6 +411,7 @@ function toolEntry(tool: StoredTool): ToolEntry {
   if (tool.title !== undefined) entry.title = tool.title;
   if (tool.description !== undefined) entry.description = tool.description;
   if (tool._meta !== undefined) entry._meta = tool._meta;
+  if (tool.taskSupport !== undefined) entry.execution = { taskSupport: tool.taskSupport };
   return entry;
 }
 
@@ -411,6 +452,31 @@ export interface CatalogService {
   ): Promise<ToolCallAnswer>;
   /** A client said `notifications/roots/list_changed`. */
   rootsListChanged(): void;
+  /** The store's tasks (2025-11-25). */
+  readonly extras: ServerExtras;
+  getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+  ): ReturnType<typeof promptMessages>;
+  complete(
+    ref: CompletionRef,
+    argument: { name: string; value: string },
+    signal: AbortSignal,
+  ): ReturnType<ServerExtras['complete']>;
+  /**
+   * Runs the call as a task (2025-11-25): answers at once with the task; the tool goes on in
+   * the background (it cannot ask the client anything there). `notify`: status changes, for
+   * the session that created it.
+   */
+  startTask(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: {
+      owner: string | undefined;
+      ttl: number | undefined;
+      notify?: (task: TaskState) => void;
+    },
+  ): { task: TaskState };
 }
 
 export function createCatalogService(
@@ -418,7 +484,7 @@ export function createCatalogService(
   counters: EndpointCounters,
   pageSize: number | undefined,
 ): CatalogService {
-  return {
+  const catalog: CatalogService = {
     listTools(cursor) {
       counters.toolListRequests += 1;
       const { page, nextCursor } = paginate(store.tools(), cursor, pageSize);
@@ -439,8 +505,11 @@ export function createCatalogService(
       const tool = store.tools().find((entry) => entry.name === name);
       if (!tool) throw new HandlerFailure({ kind: 'tool-not-found', name });
       for (let step = 1; step <= (tool.progress ?? 0); step += 1) {
+        if (tool.stepMs) await store.extras.pause(name, tool.stepMs, io.signal);
         await io.progress(step, tool.progress ?? 0, `step ${step}`);
       }
+      for (const entry of tool.log ?? []) await io.log(entry.level, entry.data);
+      if (tool.hold) await store.extras.hold(name, io.signal);
       const request = askFor(tool);
       if (request) {
         const controller = store.beginAsk();
@@ -461,7 +530,40 @@ export function createCatalogService(
     rootsListChanged() {
       counters.rootsListChanged += 1;
     },
+    extras: store.extras,
+    getPrompt(name, args) {
+      counters.promptGets += 1;
+      const prompt = store.prompts().find((entry) => entry.name === name);
+      if (!prompt) {
+        throw new HandlerFailure({ kind: 'invalid-params', message: `Prompt ${name} not found` });
+      }
+      return promptMessages(prompt, args, store.extras.promptRevision);
+    },
+    complete(ref, argument, signal) {
+      const sources = { prompts: store.prompts(), templates: store.templates() };
+      return store.extras.complete(ref, argument, sources, signal);
+    },
+    startTask(name, args, { owner, ttl, notify }) {
+      if (!store.tools().some((entry) => entry.name === name)) {
+        throw new HandlerFailure({ kind: 'tool-not-found', name });
+      }
+      const background: ToolIO = {
+        ask: async () => ({ kind: 'error', code: -32601, message: 'no client inside a task' }),
+        progress: async () => {},
+        log: async () => {},
+        signal: new AbortController().signal,
+      };
+      const task = store.extras.createTask({
+        tool: name,
+        owner,
+        ttl,
+        run: (signal) => catalog.callTool(name, args, { ...background, signal }),
+        ...(notify && { notify }),
+      });
+      return { task };
+    },
   };
+  return catalog;
 }
 
 /**

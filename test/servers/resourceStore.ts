@@ -1,3 +1,5 @@
+import { type LogLevel, ServerExtras } from './extras';
+
 /**
  * The data behind every test server. It is SDK-agnostic on purpose: the modern, legacy-v2 and
  * legacy-v1 servers (and several endpoints at once, e.g. the playground's) can share one store,
@@ -66,6 +68,11 @@ export interface StoredTool {
   /** Sends this many progress notifications (`i` of `n`, message `step i`) before answering. */
   progress?: number;
   /**
+   * Waits this long before each progress step (a slow tool for the playground); a client that
+   * cancels meanwhile is recorded in `store.extras.cancelledCalls`, as with `hold`.
+   */
+  stepMs?: number;
+  /**
    * Asks the user (`elicitation/create`: form mode, or URL mode when `url` is given: go there)
    * and answers `answered <action>` followed by ` <json content>` when the client sent content.
    */
@@ -78,6 +85,18 @@ export interface StoredTool {
   fail?: boolean;
   /** The tool's `_meta` in `tools/list` (MCP Apps: `ui.resourceUri`, `ui.visibility`). */
   _meta?: Record<string, unknown>;
+  /**
+   * Sends these `notifications/message` before answering (at the level the client asked for:
+   * `logging/setLevel` on 2025, the request's `_meta` log level on 2026-07-28).
+   */
+  log?: { level: LogLevel; data: unknown }[];
+  /**
+   * Waits, after its progress, until `store.extras.release()`; a client that cancels the call
+   * meanwhile is recorded in `store.extras.cancelledCalls`.
+   */
+  hold?: boolean;
+  /** Listed with `execution.taskSupport` (2025-11-25 tasks; on servers that declare them). */
+  taskSupport?: 'optional' | 'required';
 }
 
 /** What the server asked the client while running a tool, and what it got. */
@@ -96,6 +115,10 @@ export interface StoredPrompt {
   title?: string;
   description?: string;
   arguments?: { name: string; description?: string; required?: boolean }[];
+  /** What `prompts/get` answers, `{argument}` filled in (default: names the prompt and its arguments). */
+  text?: string;
+  /** `completion/complete` values per argument (those starting with what was typed). */
+  completions?: Record<string, string[]>;
 }
 
 /** A `resources/templates/list` entry. */
@@ -105,6 +128,8 @@ export interface StoredTemplate {
   title?: string;
   description?: string;
   mimeType?: string;
+  /** `completion/complete` values per template variable. */
+  completions?: Record<string, string[]>;
 }
 
 /** Runs before a read is answered; may await (to hold a read open) or throw (to fail it). */
@@ -164,6 +189,8 @@ export class ResourceStore {
   #templates: StoredTemplate[] = [];
   readonly #asks = new Set<AbortController>();
   #askLog: AskRecord[] = [];
+  /** Prompts, completions, held tool calls and tasks (issue 21), shared by every endpoint. */
+  readonly extras = new ServerExtras();
 
   constructor(initial: StoredResource[] = []) {
     for (const resource of initial) this.upsert(resource);

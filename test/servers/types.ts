@@ -27,6 +27,17 @@ export interface ServerCapabilityOptions {
    * resources capability.)
    */
   prompts?: boolean;
+  /** `completions: {}`, answering `completion/complete` from the prompts' and templates' `completions`. */
+  completions?: boolean;
+  /** `logging: {}`: `logging/setLevel` (2025) and tools' `log` messages. */
+  logging?: boolean;
+  /**
+   * legacy-v1 only: `tasks` (list, cancel, tools/call), so a tool call with `task` runs as a
+   * 2025-11-25 task. Default `false`. The v2 server package refuses to send a task for
+   * `tools/call` ("content is required when the body carries 'task'"), and 2026-07-28 moved
+   * tasks to an extension: the other servers declare nothing.
+   */
+  tasks?: boolean;
 }
 
 export interface EndpointOptions {
@@ -87,6 +98,12 @@ export interface EndpointCounters {
   toolCalls: number;
   /** `notifications/roots/list_changed` received (2025 eras; 2026-07-28 has no such message). */
   rootsListChanged: number;
+  /** `prompts/get` requests that reached the handler. */
+  promptGets: number;
+  /** `logging/setLevel` requests, and the level of the latest. */
+  setLevelRequests: number;
+  /** JSON-RPC messages seen by method (requests and notifications), as they arrived over HTTP. */
+  methods: Record<string, number>;
 }
 
 /** Framework-agnostic: usable as Vite middleware and in node:http. */

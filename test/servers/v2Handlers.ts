@@ -20,6 +20,7 @@ import {
   ResourceNotFoundError,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { CompletionRef } from './extras';
 import {
   type AskOutcome,
   askError,
@@ -89,12 +90,20 @@ export function v2Capabilities(caps: ResolvedCapabilities): {
   resources: { subscribe?: boolean; listChanged: boolean };
   tools?: { listChanged: true };
   prompts?: { listChanged: true };
+  completions?: Record<string, never>;
+  logging?: Record<string, never>;
 } {
   return {
     resources: v2ResourceCapabilities(caps),
     ...(caps.tools ? { tools: { listChanged: true as const } } : {}),
     ...(caps.prompts ? { prompts: { listChanged: true as const } } : {}),
+    ...(caps.completions ? { completions: {} } : {}),
+    ...(caps.logging ? { logging: {} } : {}),
   };
+}
+
+function logOf(ctx: ServerContext): ToolIO['log'] {
+  return (level, data) => ctx.mcpReq.log(level, data);
 }
 
 function progressOf(request: CallToolRequest, ctx: ServerContext): ToolIO['progress'] {
@@ -130,6 +139,7 @@ function legacyIO(request: CallToolRequest, ctx: ServerContext): ToolIO {
       }
     },
     progress: progressOf(request, ctx),
+    log: logOf(ctx),
     signal: ctx.mcpReq.signal,
   };
 }
@@ -164,6 +174,7 @@ function modernIO(request: CallToolRequest, ctx: ServerContext): ToolIO {
       return modernOutcome(ask, inputResponse(ctx.mcpReq.inputResponses, INPUT_KEY));
     },
     progress: progressOf(request, ctx),
+    log: logOf(ctx),
     signal: ctx.mcpReq.signal,
   };
 }
@@ -188,9 +199,8 @@ function inputRequest(ask: ClientAsk) {
 }
 
 /**
- * tools/list + tools/call and prompts/list only when declared (the SDK refuses a handler for an
- * undeclared capability, and the client then gets MethodNotFound); resources/templates/list
- * always, as part of resources. McpServer's own prompts/get stays: it knows no prompt.
+ * tools/list + tools/call, prompts/list + prompts/get and completion/complete only when declared (the SDK refuses a handler for an undeclared capability, and the client
+ * then gets MethodNotFound); resources/templates/list always, as part of resources.
  */
 export function installV2CatalogHandlers(
   server: McpServer,
@@ -231,6 +241,20 @@ export function installV2CatalogHandlers(
   if (caps.prompts) {
     low.setRequestHandler('prompts/list', (request) =>
       mapped(() => catalog.listPrompts(request.params?.cursor)),
+    );
+    low.setRequestHandler('prompts/get', (request) =>
+      mapped(() => catalog.getPrompt(request.params.name, request.params.arguments)),
+    );
+  }
+  if (caps.completions) {
+    low.setRequestHandler('completion/complete', (request, ctx) =>
+      mapped(() =>
+        catalog.complete(
+          request.params.ref as CompletionRef,
+          request.params.argument,
+          ctx.mcpReq.signal,
+        ),
+      ),
     );
   }
 }

@@ -1,9 +1,9 @@
-import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, LoggingLevel } from '@modelcontextprotocol/client';
 import { hashKey, type QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../../src/core/errors';
 import type { Desire } from '../../src/core/interest';
 import type { NotifiedList } from '../../src/core/lists';
-import type { CallToolVariables, LocalUpstreamControl } from '../../src/core/upstream';
+import type { CallToolVariables, LocalUpstreamControl, McpAction } from '../../src/core/upstream';
 import { type Deferred, deferred } from './deferred';
 
 /**
@@ -18,6 +18,12 @@ export class FakeLocal implements LocalUpstreamControl {
   readonly calls: Array<{ variables: CallToolVariables; answer: Deferred<CallToolResult> }> = [];
   readonly desires: Desire[] = [];
   readonly covered = new Set<string>();
+  readonly requests: Array<{
+    method: McpAction;
+    params: Record<string, unknown>;
+    answer: Deferred<unknown>;
+  }> = [];
+  readonly logLevels: Array<LoggingLevel | undefined> = [];
   started = 0;
   stopped = 0;
   disposed = 0;
@@ -40,6 +46,21 @@ export class FakeLocal implements LocalUpstreamControl {
     signal?.addEventListener('abort', () => answer.reject(signal.reason), { once: true });
     this.calls.push({ variables, answer });
     return answer.promise;
+  }
+
+  request(
+    method: McpAction,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const answer = deferred<unknown>();
+    signal?.addEventListener('abort', () => answer.reject(signal.reason), { once: true });
+    this.requests.push({ method, params, answer });
+    return answer.promise;
+  }
+
+  setLogLevel(level: LoggingLevel | undefined): void {
+    this.logLevels.push(level);
   }
 
   /** Answer read `index` with `data`. */

@@ -9,13 +9,19 @@ import { DeploymentCard } from './DeploymentCard';
 import { DiagnosticsCard } from './DiagnosticsCard';
 import { EndpointSwitch } from './EndpointSwitch';
 import { EventLogCard } from './EventLogCard';
+import { HealthBadge } from './HealthBadge';
+import { HealthCard } from './HealthCard';
+import { LogsCard } from './LogsCard';
 import { NotesCard } from './NotesCard';
+import { PromptsCard } from './PromptsCard';
 import { ResourceListCard } from './ResourceListCard';
 import { ResourcePanel } from './ResourcePanel';
 import { ScaleBanner } from './ScaleBanner';
 import { ServerCard } from './ServerCard';
+import { SlowToolCard } from './SlowToolCard';
 import { StatusBadge } from './StatusBadge';
 import { TabsBadge } from './TabsBadge';
+import { TemplatesCard } from './TemplatesCard';
 import { ToolsCard } from './ToolsCard';
 import { TopBar } from './TopBar';
 
@@ -33,6 +39,7 @@ export function Dashboard(props: {
       <TopBar page="dashboard">
         <EndpointSwitch value={props.endpoint} onChange={props.onSwitch} />
         <StatusBadge />
+        <HealthBadge />
         <TabsBadge share={props.share} onShare={props.onShare} />
         <label className="tabs-share" title="Keep the cache in localStorage: a reload starts warm">
           <input
@@ -58,6 +65,11 @@ export function Dashboard(props: {
         <ConfigSummary />
         <ControlsCard endpoint={props.endpoint} />
         <ToolsCard />
+        <SlowToolCard />
+        <LogsCard />
+        <HealthCard />
+        <PromptsCard />
+        <TemplatesCard />
         <NotesCard />
         <ServerCard endpoint={props.endpoint} />
         <ResourceListCard />

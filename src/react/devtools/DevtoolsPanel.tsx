@@ -1,9 +1,12 @@
+import type { LoggingLevel } from '@modelcontextprotocol/client';
 import { type CSSProperties, useState } from 'react';
 import { describeEvent } from '../../core/describeEvent';
 import type { McpEvent } from '../../core/events';
+import { LOG_LEVELS } from '../../core/logLevels';
 import { useMcp } from '../useMcp';
 import { useMcpDiagnostics } from '../useMcpDiagnostics';
 import { useMcpEvents } from '../useMcpEvents';
+import { useServerLog } from '../useServerLog';
 
 const MAX_EVENTS = 200;
 
@@ -39,6 +42,7 @@ const styles = {
   },
   h: { font: '600 12px system-ui, sans-serif', margin: '10px 0 4px', color: '#94a3b8' },
   row: { display: 'flex', gap: 8, justifyContent: 'space-between' },
+  tab: { font: '600 12px system-ui, sans-serif', marginRight: 4 },
   ok: { color: '#4ade80' },
   bad: { color: '#f87171' },
   table: { width: '100%', borderCollapse: 'collapse' },
@@ -61,6 +65,7 @@ export default function DevtoolsPanel({
   scope?: string;
 }) {
   const [open, setOpen] = useState(initialOpen);
+  const [view, setView] = useState<'overview' | 'logs'>('overview');
   const [events, setEvents] = useState<McpEvent[]>([]);
   const mcp = useMcp(scope);
   const diagnostics = useMcpDiagnostics(scope);
@@ -80,7 +85,22 @@ export default function DevtoolsPanel({
               reconnect
             </button>
           </div>
-          {diagnostics.tabs && (
+          <div role="tablist">
+            {(['overview', 'logs'] as const).map((name) => (
+              <button
+                key={name}
+                type="button"
+                role="tab"
+                aria-selected={view === name}
+                style={styles.tab}
+                onClick={() => setView(name)}
+              >
+                {name === 'overview' ? 'Overview' : 'Logs'}
+              </button>
+            ))}
+          </div>
+          {view === 'logs' && <Logs scope={scope} />}
+          {view === 'overview' && diagnostics.tabs && (
             <div>
               {diagnostics.tabs.leader
                 ? 'this tab holds the connection'
@@ -89,52 +109,109 @@ export default function DevtoolsPanel({
               {diagnostics.tabs.handovers} handover{diagnostics.tabs.handovers === 1 ? '' : 's'}
             </div>
           )}
-          <div style={styles.h}>Checks</div>
-          {diagnostics.checks.map((check) => (
-            <div key={check.id}>
-              <span style={check.ok ? styles.ok : styles.bad}>{check.ok ? '✓' : '✗'}</span>{' '}
-              {check.title} — {check.detail}
-            </div>
-          ))}
-          <div style={styles.h}>Subscriptions</div>
-          <table style={styles.table}>
-            <thead>
-              <tr>
-                {['uri', 'refs', 'ack', 'notified', 'read', 'error'].map((head) => (
-                  <th key={head} style={styles.cell}>
-                    {head}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {diagnostics.resources.map((resource) => (
-                <tr key={resource.uri}>
-                  <td style={styles.cell}>{resource.uri}</td>
-                  <td style={styles.cell}>{resource.refs}</td>
-                  <td style={styles.cell}>
-                    {resource.acknowledged ? '✓' : (resource.declined ?? '…')}
-                  </td>
-                  <td style={styles.cell}>
-                    {resource.notifications} · {time(resource.lastNotificationAt)}
-                  </td>
-                  <td style={styles.cell}>
-                    {resource.reads} · {time(resource.lastReadAt)}
-                  </td>
-                  <td style={styles.cell}>{resource.lastError ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <div style={styles.h}>Events</div>
-          {events.map((event, index) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: a log; entries never move
-            <div key={index}>
-              {time(event.at)} {describe(event)}
-            </div>
-          ))}
+          {view === 'overview' && <Overview diagnostics={diagnostics} events={events} />}
         </section>
       )}
+    </>
+  );
+}
+
+function Overview({
+  diagnostics,
+  events,
+}: {
+  diagnostics: ReturnType<typeof useMcpDiagnostics>;
+  events: McpEvent[];
+}) {
+  return (
+    <>
+      <div style={styles.h}>Checks</div>
+      {diagnostics.checks.map((check) => (
+        <div key={check.id}>
+          <span style={check.ok ? styles.ok : styles.bad}>{check.ok ? '✓' : '✗'}</span>{' '}
+          {check.title} — {check.detail}
+        </div>
+      ))}
+      <div style={styles.h}>Subscriptions</div>
+      <table style={styles.table}>
+        <thead>
+          <tr>
+            {['uri', 'refs', 'ack', 'notified', 'read', 'error'].map((head) => (
+              <th key={head} style={styles.cell}>
+                {head}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {diagnostics.resources.map((resource) => (
+            <tr key={resource.uri}>
+              <td style={styles.cell}>{resource.uri}</td>
+              <td style={styles.cell}>{resource.refs}</td>
+              <td style={styles.cell}>
+                {resource.acknowledged ? '✓' : (resource.declined ?? '…')}
+              </td>
+              <td style={styles.cell}>
+                {resource.notifications} · {time(resource.lastNotificationAt)}
+              </td>
+              <td style={styles.cell}>
+                {resource.reads} · {time(resource.lastReadAt)}
+              </td>
+              <td style={styles.cell}>{resource.lastError ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div style={styles.h}>Events</div>
+      {events.map((event, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a log; entries never move
+        <div key={index}>
+          {time(event.at)} {describe(event)}
+        </div>
+      ))}
+    </>
+  );
+}
+
+/** The server's log messages (`notifications/message`), from the level chosen here. */
+function Logs({ scope }: { scope: string | undefined }) {
+  const [level, setLevel] = useState<LoggingLevel | undefined>();
+  const log = useServerLog({ ...(level && { level }), ...(scope !== undefined && { scope }) });
+  return (
+    <>
+      <div style={styles.row}>
+        <label>
+          level{' '}
+          <select
+            value={level ?? ''}
+            onChange={(event) => setLevel((event.target.value || undefined) as LoggingLevel)}
+          >
+            <option value="">server default</option>
+            {LOG_LEVELS.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        </label>
+        <span>
+          {log.supported === false
+            ? 'the server declared no logging'
+            : `${log.entries.length} shown`}
+          {log.dropped > 0 && ` · ${log.dropped} dropped`}{' '}
+          <button type="button" onClick={log.clear}>
+            clear
+          </button>
+        </span>
+      </div>
+      {log.entries.map((entry) => (
+        <div
+          key={entry.id}
+          style={entry.level === 'debug' || entry.level === 'info' ? undefined : styles.bad}
+        >
+          {time(entry.at)} {entry.level}
+          {entry.logger && ` ${entry.logger}`}:{' '}
+          {typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data)}
+        </div>
+      ))}
     </>
   );
 }

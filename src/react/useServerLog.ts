@@ -1,0 +1,54 @@
+import type { LoggingLevel } from '@modelcontextprotocol/client';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { severity } from '../core/logLevels';
+import { DEFAULT_LOG_MAX, type ServerLogEntry, serverLog } from '../core/serverLog';
+import { useMcpSync } from './context';
+import { useMcp } from './useMcp';
+
+export interface UseServerLogOptions {
+  /**
+   * Show messages from this level up, and ask the server for them: `logging/setLevel` on 2025
+   * (where it declared logging), each request's `_meta` on 2026-07-28. Without it, what the
+   * server sends by itself shows (on 2026-07-28: nothing).
+   */
+  level?: LoggingLevel;
+  /** The most entries kept (default 200; the largest any mounted hook asks for). */
+  max?: number;
+  scope?: string;
+}
+
+export interface UseServerLogResult {
+  /** Newest first. */
+  entries: readonly ServerLogEntry[];
+  /** Messages that fell off the end (of this hook's `max`, or of the inbox's). */
+  dropped: number;
+  /** Whether the server declared `logging` (undefined until connected). */
+  supported: boolean | undefined;
+  clear(): void;
+}
+
+/**
+ * The server's log messages (`notifications/message`) as a bounded inbox per server: newest
+ * first, at most `max`, with a count of those dropped. Messages received before the hook
+ * mounted are there too (the inbox starts with the connection).
+ */
+export function useServerLog(options: UseServerLogOptions = {}): UseServerLogResult {
+  const { level, max = DEFAULT_LOG_MAX, scope } = options;
+  const sync = useMcpSync('useServerLog', scope);
+  const log = serverLog(sync);
+  log.keep(max);
+  useEffect(() => log.ask(level), [log, level]);
+  const { capabilities } = useMcp(scope);
+  const snapshot = useSyncExternalStore(log.store.subscribe, log.store.get, log.store.get);
+  const shown = useMemo(() => {
+    const floor = level === undefined ? 0 : severity(level);
+    return snapshot.entries.filter((entry) => severity(entry.level) >= floor);
+  }, [snapshot, level]);
+  const entries = useMemo(() => shown.slice(0, max), [shown, max]);
+  return {
+    entries,
+    dropped: snapshot.dropped + shown.length - entries.length,
+    supported: capabilities && capabilities.logging !== undefined,
+    clear: () => log.clear(),
+  };
+}

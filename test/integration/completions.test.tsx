@@ -1,0 +1,150 @@
+/** @vitest-environment jsdom */
+/**
+ * Completions (issue 21): `useCompletion({ ref, argument, value, context })` on the three real
+ * servers and the reference server: suggestions for a prompt argument and a template variable,
+ * asked once the typing pauses, a request the next keystroke made useless cancelled on the
+ * server, only the latest answer shown, answers reused per value, and nothing sent to a server
+ * that declared no completions.
+ */
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpProvider, useCompletion } from '../../src';
+import type { ServerCapabilityOptions, TestServer } from '../servers';
+import { startEverythingServer } from '../servers/everything';
+import { deferred } from '../support/deferred';
+import { ERA_CASES, start } from '../support/eras';
+import { eventually, settled, sleep } from '../support/wait';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  cleanup();
+  await sleep(20);
+  for (const close of cleanups.splice(0).reverse()) await close();
+});
+
+async function serve(
+  kind: (typeof ERA_CASES)[number]['kind'],
+  capabilities?: ServerCapabilityOptions,
+): Promise<TestServer> {
+  const server = await start(kind, capabilities && { capabilities });
+  server.store.setPrompts([
+    {
+      name: 'greet',
+      arguments: [{ name: 'who' }],
+      completions: { who: ['Alice', 'Albert', 'Bob'] },
+    },
+  ]);
+  server.store.setTemplates([
+    { uriTemplate: 'file:///{path}', name: 'file', completions: { path: ['a.txt', 'b.txt'] } },
+  ]);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+type Ref = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+interface Props {
+  value: string;
+  ref?: Ref;
+  argument?: string;
+  context?: Record<string, string>;
+  debounceMs?: number;
+}
+
+function Completer({ value, ref, argument, context, debounceMs = 0 }: Props) {
+  const completion = useCompletion({
+    ref: ref ?? { type: 'ref/prompt', name: 'greet' },
+    argument: argument ?? 'who',
+    value,
+    ...(context && { context }),
+    debounceMs,
+  });
+  return (
+    <div data-testid="c">
+      {completion.supported === false
+        ? 'unsupported'
+        : completion.error
+          ? `error ${completion.error.message}`
+          : `${completion.values.join(',')}${completion.isFetching ? ' …' : ''}`}
+    </div>
+  );
+}
+
+function app(url: string, props: Props) {
+  const queryClient = new QueryClient();
+  cleanups.push(() => queryClient.clear());
+  const ui = (next: Props) => (
+    <QueryClientProvider client={queryClient}>
+      <McpProvider url={url} lingerMs={20}>
+        <Completer {...next} />
+      </McpProvider>
+    </QueryClientProvider>
+  );
+  const view = render(ui(props));
+  return { type: (next: Props) => act(() => view.rerender(ui(next))) };
+}
+
+const shown = () => screen.getByTestId('c').textContent;
+
+describe.each(ERA_CASES)('completions ($kind)', ({ kind, era }) => {
+  it('suggests values for a prompt argument and for a template variable', async () => {
+    const server = await serve(kind);
+    const { type } = app(server.url, { value: 'al' });
+    await eventually(() => expect(shown()).toBe('Alice,Albert'));
+    type({ value: '', ref: { type: 'ref/resource', uri: 'file:///{path}' }, argument: 'path' });
+    await eventually(() => expect(shown()).toBe('a.txt,b.txt'));
+  });
+
+  it('a superseded request is cancelled on the server, and only the latest answer shows', async () => {
+    const server = await serve(kind);
+    const held = deferred<void>();
+    let calls = 0;
+    server.store.extras.onComplete(() => {
+      calls += 1;
+      // The first request waits until the test lets it go; the second answers at once.
+      if (calls === 1) return held.promise;
+    });
+    const { type } = app(server.url, { value: 'a' });
+    await eventually(() => expect(calls).toBe(1));
+    type({ value: 'b' });
+    await eventually(() => expect(shown()).toBe('Bob'));
+    held.resolve();
+    await eventually(() => expect(server.store.extras.cancelledCompletions).toBe(1));
+    if (era === 'legacy') expect(server.counters().methods['notifications/cancelled']).toBe(1);
+    await settled(() => shown());
+    expect(shown()).toBe('Bob');
+  });
+
+  it('an answer is reused for a value asked again a moment later', async () => {
+    const server = await serve(kind);
+    const { type } = app(server.url, { value: 'a' });
+    await eventually(() => expect(shown()).toBe('Alice,Albert'));
+    type({ value: 'b' });
+    await eventually(() => expect(shown()).toBe('Bob'));
+    await settled(() => server.store.extras.completeRequests);
+    const before = server.store.extras.completeRequests;
+    type({ value: 'a' });
+    await eventually(() => expect(shown()).toBe('Alice,Albert'));
+    await settled(() => server.store.extras.completeRequests);
+    expect(server.store.extras.completeRequests).toBe(before);
+  });
+
+  it('a server that declared no completions is asked nothing', async () => {
+    const server = await serve(kind, { completions: false });
+    app(server.url, { value: 'a' });
+    await eventually(() => expect(shown()).toBe('unsupported'));
+    await settled(() => server.counters().methods);
+    expect(server.counters().methods['completion/complete']).toBeUndefined();
+  });
+});
+
+it('useCompletion on the reference server: a completable prompt, narrowed by context', async () => {
+  const server = await startEverythingServer();
+  cleanups.push(() => server.close());
+  const ref: Ref = { type: 'ref/prompt', name: 'completable-prompt' };
+  const { type } = app(server.url, { ref, argument: 'department', value: 'E' });
+  await eventually(() => expect(shown()).toBe('Engineering'));
+  type({ ref, argument: 'name', value: '', context: { department: 'Sales' } });
+  await eventually(() => expect(shown()).toBe('David,Eve,Frank'));
+});

@@ -1,0 +1,235 @@
+/** @vitest-environment jsdom */
+/**
+ * Server logs (issue 21): `useServerLog({ level })` on the three real servers and the reference
+ * server. The level reaches the server the way its era says (`logging/setLevel` on 2025, each
+ * request's `_meta` on 2026-07-28), only where it declared logging; messages land in a bounded
+ * inbox, newest first, with a count of those dropped; a malformed one is counted, not kept.
+ */
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callTool, McpProvider, useCallTool, useServerLog } from '../../src';
+import { McpCacheSync } from '../../src/core/mcpCacheSync';
+import { serverLog } from '../../src/core/serverLog';
+import { McpDevtools } from '../../src/devtools';
+import {
+  type ServerCapabilityOptions,
+  type StoredTool,
+  startTamperProxy,
+  type TestServer,
+} from '../servers';
+import { startEverythingServer } from '../servers/everything';
+import { ERA_CASES, start } from '../support/eras';
+import { eventually, settled, sleep } from '../support/wait';
+
+const TOOLS: StoredTool[] = [
+  {
+    name: 'chatty',
+    log: [
+      { level: 'debug', data: 'noise' },
+      { level: 'warning', data: { disk: 91 } },
+      { level: 'error', data: 'bad' },
+    ],
+  },
+  { name: 'burst', log: ['a', 'b', 'c', 'd', 'e'].map((data) => ({ level: 'error', data })) },
+];
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  cleanup();
+  await sleep(20);
+  for (const close of cleanups.splice(0).reverse()) await close();
+});
+
+async function serve(
+  kind: (typeof ERA_CASES)[number]['kind'],
+  capabilities?: ServerCapabilityOptions,
+): Promise<TestServer> {
+  const server = await start(kind, capabilities && { capabilities });
+  server.store.setTools(TOOLS);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+interface Caller {
+  call?: ReturnType<typeof useCallTool>;
+}
+
+type Level = 'debug' | 'warning' | 'error';
+
+function Log({ level, max, caller }: { level?: Level; max?: number; caller: Caller }) {
+  const log = useServerLog({ ...(level && { level }), ...(max && { max }) });
+  caller.call = useCallTool();
+  return (
+    <div data-testid="log" data-supported={String(log.supported)}>
+      {log.entries.map((entry) => `${entry.level}:${JSON.stringify(entry.data)}`).join(' ')}
+      {log.dropped > 0 && ` (+${log.dropped} dropped)`}
+    </div>
+  );
+}
+
+function app(url: string, props: { level?: Level; max?: number }) {
+  const queryClient = new QueryClient();
+  cleanups.push(() => queryClient.clear());
+  const caller: Caller = {};
+  const ui = (next: typeof props) => (
+    <QueryClientProvider client={queryClient}>
+      <McpProvider url={url} lingerMs={20}>
+        <Log {...next} caller={caller} />
+      </McpProvider>
+    </QueryClientProvider>
+  );
+  const view = render(ui(props));
+  const run = async (name: string) => {
+    await act(async () => {
+      await caller.call?.mutateAsync({ name });
+    });
+  };
+  return { run, rerender: (next: typeof props) => act(() => view.rerender(ui(next))) };
+}
+
+const shown = () => screen.getByTestId('log').textContent;
+const supported = () => screen.getByTestId('log').dataset.supported;
+
+describe.each(ERA_CASES)('server logs ($kind)', ({ kind, era }) => {
+  it('shows the messages from the level asked for, newest first, and tells the server the level', async () => {
+    const server = await serve(kind);
+    const { run } = app(server.url, { level: 'warning' });
+    await eventually(() => expect(supported()).toBe('true'));
+    if (era === 'legacy')
+      await eventually(() => expect(server.counters().setLevelRequests).toBe(1));
+    await run('chatty');
+    await eventually(() => expect(shown()).toBe('error:"bad" warning:{"disk":91}'));
+    if (era === 'modern') expect(server.counters().methods['logging/setLevel']).toBeUndefined();
+  });
+
+  it('a new level reaches the server, and the inbox shows from it', async () => {
+    const server = await serve(kind);
+    const { run, rerender } = app(server.url, { level: 'warning' });
+    await eventually(() => expect(supported()).toBe('true'));
+    await run('chatty');
+    await eventually(() => expect(shown()).toBe('error:"bad" warning:{"disk":91}'));
+    rerender({ level: 'error' });
+    await eventually(() => expect(shown()).toBe('error:"bad"'));
+    if (era === 'legacy')
+      await eventually(() => expect(server.counters().setLevelRequests).toBe(2));
+    await run('chatty');
+    // The server sent the new call's messages from `error` up only.
+    await eventually(() => expect(shown()).toBe('error:"bad" error:"bad"'));
+  });
+
+  it('keeps at most `max` entries and counts the dropped ones', async () => {
+    const server = await serve(kind);
+    const { run } = app(server.url, { level: 'error', max: 2 });
+    await eventually(() => expect(supported()).toBe('true'));
+    await run('burst');
+    await eventually(() => expect(shown()).toBe('error:"e" error:"d" (+3 dropped)'));
+  });
+
+  it('a server that declared no logging is not asked, and says so', async () => {
+    const server = await serve(kind, { logging: false });
+    const { run } = app(server.url, { level: 'warning' });
+    await eventually(() => expect(supported()).toBe('false'));
+    await run('chatty');
+    await settled(() => server.counters().methods);
+    expect(server.counters().methods['logging/setLevel']).toBeUndefined();
+    expect(shown()).toBe('');
+  });
+});
+
+describe('server logs: hostile messages (legacy-v2, on the session stream)', () => {
+  it('a message with no known level is counted as malformed; huge data is cut', async () => {
+    const server = await serve('legacy-v2');
+    const proxy = await startTamperProxy(server.url);
+    cleanups.push(() => proxy.close());
+    const queryClient = new (await import('@tanstack/query-core')).QueryClient();
+    const sync = new McpCacheSync({ queryClient, url: proxy.url });
+    cleanups.push(() => sync.dispose());
+    const log = serverLog(sync);
+    const malformed: string[] = [];
+    sync.subscribeEvents((event) => {
+      if (event.type === 'malformed') malformed.push(event.reason);
+    });
+    sync.mount();
+    await eventually(() => expect(proxy.openStreams()).toBe(1));
+    const message = (params: object) => ({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params,
+    });
+    proxy.inject([
+      message({ level: 'loud', data: 'x' }),
+      message({ data: 'no level' }),
+      message({ level: 'info', logger: 'l'.repeat(5000), data: 'y'.repeat(100_000) }),
+    ]);
+    await eventually(() => expect(log.store.get().entries).toHaveLength(1));
+    expect(malformed).toEqual(['level is "loud"', 'no level']);
+    const [entry] = log.store.get().entries;
+    expect(entry?.logger).toHaveLength(201);
+    expect(typeof entry?.data === 'string' && entry.data.length).toBe(8001);
+  });
+});
+
+describe('server logs without React', () => {
+  it('serverLog(sync) keeps messages from the start of the connection', async () => {
+    const server = await serve('legacy-v1');
+    const queryClient = new (await import('@tanstack/query-core')).QueryClient();
+    const sync = new McpCacheSync({ queryClient, url: server.url });
+    cleanups.push(() => sync.dispose());
+    const log = serverLog(sync);
+    const release = log.ask('error');
+    await callTool(sync, { name: 'chatty' });
+    await eventually(() => expect(log.store.get().entries.map((e) => e.data)).toEqual(['bad']));
+    expect(server.counters().setLevelRequests).toBe(1);
+    release();
+  });
+});
+
+it('useServerLog on the reference server: its simulated logging reaches the inbox', async () => {
+  const server = await startEverythingServer();
+  cleanups.push(() => server.close());
+  const { run } = app(server.url, { level: 'debug' });
+  await eventually(() => expect(supported()).toBe('true'));
+  await eventually(() => expect(server.methods()['logging/setLevel']).toBe(1));
+  // The tool sends a message at once (at a random level: all pass `debug`), then every 5 s.
+  await run('toggle-simulated-logging');
+  await eventually(() =>
+    expect(shown()).toMatch(/-level message - SessionId |level-message - SessionId /),
+  );
+  await run('toggle-simulated-logging');
+});
+
+function Caller({ caller }: { caller: Caller }) {
+  caller.call = useCallTool();
+  return null;
+}
+
+describe.each(['modern', 'legacy-v2'] as const)('the devtools Logs tab (%s)', (kind) => {
+  it('shows the server’s messages from the level chosen there', async () => {
+    const server = await serve(kind);
+    const queryClient = new QueryClient();
+    cleanups.push(() => queryClient.clear());
+    const caller: Caller = {};
+    render(
+      <QueryClientProvider client={queryClient}>
+        <McpProvider url={server.url} lingerMs={20}>
+          <Caller caller={caller} />
+          <McpDevtools initialOpen />
+        </McpProvider>
+      </QueryClientProvider>,
+    );
+    const panel = () => screen.getByLabelText('MCP devtools').textContent;
+    await eventually(() => expect(panel()).toContain('ready'));
+    fireEvent.click(screen.getByRole('tab', { name: 'Logs' }));
+    fireEvent.change(screen.getByLabelText(/level/), { target: { value: 'warning' } });
+    if (kind !== 'modern') {
+      await eventually(() => expect(server.counters().setLevelRequests).toBe(1));
+    }
+    await act(async () => {
+      await caller.call?.mutateAsync({ name: 'chatty' });
+    });
+    await eventually(() => expect(panel()).toMatch(/error: bad/));
+    expect(panel()).toContain('warning: {"disk":91}');
+    expect(panel()).not.toContain('noise');
+  });
+});

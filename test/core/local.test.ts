@@ -564,6 +564,8 @@ describe('LocalUpstream', () => {
       expect(t.fake.requests.call[0]?.options).toEqual({
         timeout: TOOL_TIMEOUT_MS,
         resetTimeoutOnProgress: true,
+        // Progress restarts the timeout, up to the total (default toolMaxTotalTimeoutMs, 30 min).
+        maxTotalTimeout: 1_800_000,
         signal,
         onprogress: onProgress,
       });

@@ -335,7 +335,8 @@ describe('tab roles (rule 14)', () => {
     expect(ran.aborted).toBe(false);
     controller.abort(new Error('the user went elsewhere'));
     await settle();
-    expect(call.error).toMatchObject({ message: 'the user went elsewhere' });
+    // A call aborted through its own signal is cancelled, not failed (issue 21).
+    expect(call.error).toMatchObject({ code: 'CANCELLED' });
     expect(ran.aborted).toBe(true);
   });
 
@@ -559,7 +560,11 @@ describe('a message storm (rule 14, and rule 8 for tab messages)', () => {
     { type: 'interest', tab: 'x', keys: 'everything' },
     { type: 'interest', tab: 'x', keys: [[1]] },
     { type: 'interest', tab: 'x', keys: [[]] },
-    { type: 'interest', tab: 'x', keys: [['mcp', 's', 'resource', 'a://1', 'more']] },
+    {
+      type: 'interest',
+      tab: 'x',
+      keys: [['mcp', 's', 'resource', 'a://1', 'more', 'and', 'more']],
+    },
     { type: 'interest', tab: 'x', keys: [], answering: 'yes' },
     { type: 'read', tab: 'x', id: -1, key: resourceKey('a://1'), fresh: false },
     { type: 'read', tab: 'x', id: 1.5, key: resourceKey('a://1'), fresh: false },

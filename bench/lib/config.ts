@@ -68,6 +68,17 @@ export interface ScrollSize {
   waveTimeoutMs: number;
 }
 
+export interface GrowSize {
+  /** Distinct URIs appended, one row each; none is ever removed. */
+  uris: number;
+  /** Rows appended together. */
+  batch: number;
+  /** One batch per this many ms (open loop). */
+  intervalMs: number;
+  /** Give up on rows that never show after this long. */
+  timeoutMs: number;
+}
+
 export interface LatencySize {
   samples: number;
   warmup: number;
@@ -98,6 +109,7 @@ interface Sizes {
   storm: StormSize;
   churn: ChurnSize;
   scroll: ScrollSize;
+  grow: GrowSize;
   latency: LatencySize;
   memory: MemorySize;
   tabs: TabsSize;
@@ -129,6 +141,7 @@ const base: Sizes = QUICK
         warmRows: 25,
         waveTimeoutMs: 20_000,
       },
+      grow: { uris: 300, batch: 25, intervalMs: 30, timeoutMs: 30_000 },
       latency: { samples: 20, warmup: 3 },
       memory: {
         uris: 20,
@@ -165,6 +178,7 @@ const base: Sizes = QUICK
         warmRows: 25,
         waveTimeoutMs: 30_000,
       },
+      grow: { uris: 3_000, batch: 25, intervalMs: 30, timeoutMs: 60_000 },
       latency: { samples: 500, warmup: 20 },
       memory: {
         uris: 100,
@@ -189,6 +203,7 @@ export const SIZES: Sizes = (() => {
     storm: { ...base.storm, ...overrides.storm },
     churn: { ...base.churn, ...overrides.churn },
     scroll: { ...base.scroll, ...overrides.scroll },
+    grow: { ...base.grow, ...overrides.grow },
     latency: { ...base.latency, ...overrides.latency },
     memory: { ...base.memory, ...overrides.memory },
     tabs: { ...base.tabs, ...overrides.tabs },

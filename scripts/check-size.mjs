@@ -30,7 +30,7 @@ const AREAS = {
     'core/subscribeChannel',
     'core/httpTransport',
   ],
-  '2026-07-28 era: subscriptions/listen channel': ['core/listenChannel'],
+  '2026-07-28 era: subscriptions/listen channel': ['core/listenChannel', 'core/listenPlan'],
   'connection: lifecycle, client source, failure classification, retry': [
     'core/connection',
     'core/connect',

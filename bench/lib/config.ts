@@ -79,6 +79,15 @@ export interface GrowSize {
   timeoutMs: number;
 }
 
+export interface FloodSize {
+  /** `updated` notifications for URIs nobody shows. */
+  updates: number;
+  /** How many distinct such URIs they name. */
+  distinctUris: number;
+  /** Injected in this many chunks, 20 ms apart. */
+  chunks: number;
+}
+
 export interface LatencySize {
   samples: number;
   warmup: number;
@@ -110,6 +119,7 @@ interface Sizes {
   churn: ChurnSize;
   scroll: ScrollSize;
   grow: GrowSize;
+  flood: FloodSize;
   latency: LatencySize;
   memory: MemorySize;
   tabs: TabsSize;
@@ -142,6 +152,7 @@ const base: Sizes = QUICK
         waveTimeoutMs: 20_000,
       },
       grow: { uris: 300, batch: 25, intervalMs: 30, timeoutMs: 30_000 },
+      flood: { updates: 10_000, distinctUris: 100, chunks: 4 },
       latency: { samples: 20, warmup: 3 },
       memory: {
         uris: 20,
@@ -179,6 +190,7 @@ const base: Sizes = QUICK
         waveTimeoutMs: 30_000,
       },
       grow: { uris: 3_000, batch: 25, intervalMs: 30, timeoutMs: 60_000 },
+      flood: { updates: 100_000, distinctUris: 100, chunks: 4 },
       latency: { samples: 500, warmup: 20 },
       memory: {
         uris: 100,
@@ -204,6 +216,7 @@ export const SIZES: Sizes = (() => {
     churn: { ...base.churn, ...overrides.churn },
     scroll: { ...base.scroll, ...overrides.scroll },
     grow: { ...base.grow, ...overrides.grow },
+    flood: { ...base.flood, ...overrides.flood },
     latency: { ...base.latency, ...overrides.latency },
     memory: { ...base.memory, ...overrides.memory },
     tabs: { ...base.tabs, ...overrides.tabs },

@@ -120,9 +120,15 @@ export function watchEvents(
   });
 }
 
+/** A plain `"uri":"…"` in an event: if someone wants it, the event passes without parsing. */
+const PLAIN_URI = /"uri"\s*:\s*"([^"\\]+)"/;
+
 /** Whether `event` is an `updated` notification the filter says nobody wants. */
 function dropped(event: string, filter: UpdateFilter | undefined): boolean {
   if (!filter || event.length > LOOK_INTO || !event.includes(UPDATED)) return false;
+  // Passing is always safe; only a drop needs the whole message checked.
+  const plain = PLAIN_URI.exec(event)?.[1];
+  if (plain !== undefined && filter.relevant(plain)) return false;
   let data = '';
   for (const line of event.split(/\r\n|\r|\n/)) {
     if (line.startsWith('data:')) data += (data ? '\n' : '') + line.slice(line[5] === ' ' ? 6 : 5);

@@ -182,15 +182,23 @@ function observedFetch(
 
     let id: string | number | undefined;
     let request = init;
+    let unfollow: (() => void) | undefined;
     if (message?.id !== undefined && message.method !== undefined) {
       id = message.id;
       const controller = new AbortController();
       open.set(id, controller);
-      const signals = init?.signal ? [init.signal, controller.signal] : [controller.signal];
-      request = { ...init, signal: AbortSignal.any(signals) };
+      // The caller's signal (often the transport's, which lives long) aborts
+      // ours; followed by hand, and let go with the request.
+      const upstream = init?.signal;
+      const follow = () => controller.abort(upstream?.reason);
+      if (upstream?.aborted) follow();
+      upstream?.addEventListener('abort', follow);
+      unfollow = () => upstream?.removeEventListener('abort', follow);
+      request = { ...init, signal: controller.signal };
     }
     const forget = () => {
       if (id !== undefined) open.delete(id);
+      unfollow?.();
     };
     for (const name of ['mcp-protocol-version', 'authorization']) {
       const value = headers.get(name);
@@ -243,7 +251,9 @@ function observedFetch(
         failedStandalone();
       }
     }
-    if (id === undefined || !response.body) {
+    // A JSON answer is whole once it arrives; a stream is followed to its end.
+    const streamed = response.headers.get('content-type')?.includes('text/event-stream');
+    if (id === undefined || !response.body || !streamed) {
       forget();
       return response;
     }

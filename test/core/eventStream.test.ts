@@ -78,6 +78,21 @@ describe('watchEvents', () => {
     expect(filter.dropped).not.toHaveBeenCalled();
   });
 
+  it('a "uri" elsewhere in the message decides nothing alone: only params.uri can drop it', async () => {
+    const message = (meta: string, uri: string) =>
+      `data: ${JSON.stringify({ jsonrpc: '2.0', method: UPDATED, _meta: { uri: meta }, params: { uri } })}\n\n`;
+    const dropped = vi.fn();
+    const filter = { relevant: (uri: string) => uri === 'a://1', dropped };
+    const wanted = message('nobody://1', 'a://1');
+    const decoy = message('a://1', 'nobody://2');
+    const { text } = await through([wanted, decoy, message('nobody://3', 'nobody://4')], {
+      filter,
+    });
+    // The decoy passes (passing is always safe); the unwanted one is dropped.
+    expect(text).toBe(wanted + decoy);
+    expect(dropped.mock.calls).toEqual([['nobody://4']]);
+  });
+
   it('an event too long to look into passes as it comes, and the next one is still looked into', async () => {
     const long = update(`x://${'y'.repeat(50_000)}`, '9');
     const chunks = [long.slice(0, 20_000), long.slice(20_000, 40_000), long.slice(40_000)];

@@ -16,7 +16,17 @@ const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = join(benchDir, '..');
 const require = createRequire(import.meta.url);
 
-const SCENARIOS = ['latency', 'churn', 'scroll', 'grow', 'storm', 'flood', 'memory', 'tabs'];
+const SCENARIOS = [
+  'latency',
+  'churn',
+  'scroll',
+  'grow',
+  'storm',
+  'flood',
+  'memory',
+  'tabs',
+  'browser',
+];
 const srcPath = `${join(root, 'src')}/`;
 
 function parseArgs(argv) {
@@ -28,7 +38,7 @@ function parseArgs(argv) {
     else if (arg.startsWith('--out=')) args.out = arg.slice(6);
     else if (arg === '--help' || arg === '-h') {
       console.log(
-        'usage: npm run bench -- [--quick] [--only=latency,churn,scroll,grow,storm,flood,memory,tabs] [--profile] [--out=FILE]',
+        'usage: npm run bench -- [--quick] [--only=latency,churn,scroll,grow,storm,flood,memory,tabs,browser] [--profile] [--out=FILE]',
       );
       process.exit(0);
     } else {

@@ -88,6 +88,14 @@ export interface FloodSize {
   chunks: number;
 }
 
+export interface BrowserSize {
+  /** Resources in the list (notes made on the playground's server), mounted at once. */
+  rows: number;
+  /** Runs per implementation and era, in ABBA order. */
+  rounds: number;
+  timeoutMs: number;
+}
+
 export interface LatencySize {
   samples: number;
   warmup: number;
@@ -120,6 +128,7 @@ interface Sizes {
   scroll: ScrollSize;
   grow: GrowSize;
   flood: FloodSize;
+  browser: BrowserSize;
   latency: LatencySize;
   memory: MemorySize;
   tabs: TabsSize;
@@ -153,6 +162,7 @@ const base: Sizes = QUICK
       },
       grow: { uris: 300, batch: 25, intervalMs: 30, timeoutMs: 30_000 },
       flood: { updates: 10_000, distinctUris: 100, chunks: 4 },
+      browser: { rows: 200, rounds: 1, timeoutMs: 30_000 },
       latency: { samples: 20, warmup: 3 },
       memory: {
         uris: 20,
@@ -191,6 +201,7 @@ const base: Sizes = QUICK
       },
       grow: { uris: 3_000, batch: 25, intervalMs: 30, timeoutMs: 60_000 },
       flood: { updates: 100_000, distinctUris: 100, chunks: 4 },
+      browser: { rows: 200, rounds: 4, timeoutMs: 60_000 },
       latency: { samples: 500, warmup: 20 },
       memory: {
         uris: 100,
@@ -217,6 +228,7 @@ export const SIZES: Sizes = (() => {
     scroll: { ...base.scroll, ...overrides.scroll },
     grow: { ...base.grow, ...overrides.grow },
     flood: { ...base.flood, ...overrides.flood },
+    browser: { ...base.browser, ...overrides.browser },
     latency: { ...base.latency, ...overrides.latency },
     memory: { ...base.memory, ...overrides.memory },
     tabs: { ...base.tabs, ...overrides.tabs },

@@ -274,6 +274,17 @@ printTable({
     t.pass ? 'met' : 'MISSED',
   ]),
 });
+const missed = targets.filter((t) => !t.pass);
+if (missed.length > 0) {
+  console.log(`\nmissed (${missed.length} of ${targets.length}):`);
+  for (const t of missed) {
+    console.log(`  ${t.scenario} ${t.kind}: ${t.name}: ${t.actual} against ${t.target}`);
+    if (t.missedBy) console.log(`    by ${t.missedBy}`);
+    console.log(`    why: ${t.why ?? 'no explanation recorded by the scenario'}`);
+  }
+} else {
+  console.log(`\nevery target met (${targets.length})`);
+}
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`\nresults: ${resultsFile}  (${seconds} s)`);
 

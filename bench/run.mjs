@@ -16,7 +16,18 @@ const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = join(benchDir, '..');
 const require = createRequire(import.meta.url);
 
-const SCENARIOS = ['latency', 'churn', 'scroll', 'storm', 'memory', 'tabs', 'servers'];
+const SCENARIOS = [
+  'latency',
+  'churn',
+  'scroll',
+  'grow',
+  'storm',
+  'flood',
+  'memory',
+  'tabs',
+  'servers',
+  'browser',
+];
 const srcPath = `${join(root, 'src')}/`;
 
 function parseArgs(argv) {
@@ -28,7 +39,7 @@ function parseArgs(argv) {
     else if (arg.startsWith('--out=')) args.out = arg.slice(6);
     else if (arg === '--help' || arg === '-h') {
       console.log(
-        'usage: npm run bench -- [--quick] [--only=latency,churn,scroll,storm,memory,tabs,servers] [--profile] [--out=FILE]',
+        'usage: npm run bench -- [--quick] [--only=latency,churn,scroll,grow,storm,flood,memory,tabs,servers,browser] [--profile] [--out=FILE]',
       );
       process.exit(0);
     } else {
@@ -264,6 +275,17 @@ printTable({
     t.pass ? 'met' : 'MISSED',
   ]),
 });
+const missed = targets.filter((t) => !t.pass);
+if (missed.length > 0) {
+  console.log(`\nmissed (${missed.length} of ${targets.length}):`);
+  for (const t of missed) {
+    console.log(`  ${t.scenario} ${t.kind}: ${t.name}: ${t.actual} against ${t.target}`);
+    if (t.missedBy) console.log(`    by ${t.missedBy}`);
+    console.log(`    why: ${t.why ?? 'no explanation recorded by the scenario'}`);
+  }
+} else {
+  console.log(`\nevery target met (${targets.length})`);
+}
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`\nresults: ${resultsFile}  (${seconds} s)`);
 

@@ -7,7 +7,7 @@ const quick = process.env.BENCH_QUICK === '1';
 const profileDir = process.env.BENCH_PROFILE_DIR;
 
 /** Latency first, while the process pool is fresh; the long storm and memory runs last. */
-const ORDER = ['latency', 'churn', 'scroll', 'storm', 'memory'];
+const ORDER = ['latency', 'churn', 'scroll', 'grow', 'storm', 'flood', 'memory'];
 
 class ScenarioOrder extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -16,14 +16,13 @@ import { buildApp, buildServersProbe, formatReport, prepareApp } from './lib/exa
 import { packPackage } from './lib/pack.mjs';
 import { CheckFailed, main, ROOT, seconds } from './lib/run.mjs';
 
-/** Issue 12's budget, in bytes of gzip (1 kB = 1000 bytes, as Vite prints sizes): not met yet. */
-export const BUDGET_GZIP_BYTES = 10_000;
+/** The budget (issue 22): 15,000 B of gzip (1 kB = 1000 bytes, as Vite prints sizes). */
+export const BUDGET_GZIP_BYTES = 15_000;
 /**
- * What CI fails past until the budget is met: the measured size when issue 12 was last worked
- * on plus a little, so any growth is caught and has to be argued for. 14.37 kB with the issue-11
- * connection work and the tab-sharing hooks; 14.72 kB once a page that goes away ends its 2025
- * session (the keepalive DELETE at pagehide) and the connection's wiring moved to connect.ts.
- * See the README's "Package checks" for what reaching 10 kB would cost.
+ * What CI fails past: the measured size when the package was last changed plus a little, so any
+ * growth is caught and has to be argued for. 14.37 kB with the issue-11 connection work and the
+ * tab-sharing hooks; 14.72 kB once a page that goes away ends its 2025 session (the keepalive
+ * DELETE at pagehide) and the connection's wiring moved to connect.ts.
  */
 export const CEILING_GZIP_BYTES = 14_850;
 
@@ -35,8 +34,9 @@ const AREAS = {
   '2025 era: resources/subscribe channel, instrumented HTTP transport': [
     'core/subscribeChannel',
     'core/httpTransport',
+    'core/eventStream',
   ],
-  '2026-07-28 era: subscriptions/listen channel': ['core/listenChannel'],
+  '2026-07-28 era: subscriptions/listen channel': ['core/listenChannel', 'core/listenPlan'],
   'connection: lifecycle, client source, failure classification, retry': [
     'core/connection',
     'core/connect',
@@ -164,19 +164,18 @@ main(async () => {
   if (ours > 0) console.log(`\n${areaReport(report.sources['mcp-react-query'], ours)}`);
   console.log(`\n${await serversReport()}`);
   if (ours > 0) console.log(`\n${await appsReport(ours)}`);
-  const verdict = `mcp-react-query: ${ours} B gzip of ${report.total.gzip} B total; budget ${BUDGET_GZIP_BYTES} B, ceiling ${CEILING_GZIP_BYTES} B`;
+  const b = (bytes) => `${bytes.toLocaleString('en-US')} B`;
   if (ours === 0)
     throw new CheckFailed('no mcp-react-query code found in the bundle: the measurement is broken');
+  const budget =
+    ours > BUDGET_GZIP_BYTES
+      ? `budget ${b(BUDGET_GZIP_BYTES)} missed by ${b(ours - BUDGET_GZIP_BYTES)}`
+      : `budget ${b(BUDGET_GZIP_BYTES)}`;
+  const verdict = `mcp-react-query: ${b(ours)} gzip of ${b(report.total.gzip)} total; ${budget}, ceiling ${b(CEILING_GZIP_BYTES)}`;
   if (ours > CEILING_GZIP_BYTES) {
     throw new CheckFailed(
-      `${verdict}: over the ceiling by ${ours - CEILING_GZIP_BYTES} B (${seconds(started)})`,
+      `${verdict}: over the ceiling by ${b(ours - CEILING_GZIP_BYTES)} (${seconds(started)})`,
     );
   }
-  if (ours > BUDGET_GZIP_BYTES) {
-    console.log(
-      `\n✗ budget missed (${ours - BUDGET_GZIP_BYTES} B over; not failing until the ceiling): ${verdict} (${seconds(started)})`,
-    );
-    return;
-  }
-  console.log(`\n✓ ${verdict} (${seconds(started)})`);
+  console.log(`\n${ours > BUDGET_GZIP_BYTES ? '✗' : '✓'} ${verdict} (${seconds(started)})`);
 });

@@ -68,6 +68,34 @@ export interface ScrollSize {
   waveTimeoutMs: number;
 }
 
+export interface GrowSize {
+  /** Distinct URIs appended, one row each; none is ever removed. */
+  uris: number;
+  /** Rows appended together. */
+  batch: number;
+  /** One batch per this many ms (open loop). */
+  intervalMs: number;
+  /** Give up on rows that never show after this long. */
+  timeoutMs: number;
+}
+
+export interface FloodSize {
+  /** `updated` notifications for URIs nobody shows. */
+  updates: number;
+  /** How many distinct such URIs they name. */
+  distinctUris: number;
+  /** Injected in this many chunks, 20 ms apart. */
+  chunks: number;
+}
+
+export interface BrowserSize {
+  /** Resources in the list (notes made on the playground's server), mounted at once. */
+  rows: number;
+  /** Runs per implementation and era, in ABBA order. */
+  rounds: number;
+  timeoutMs: number;
+}
+
 export interface LatencySize {
   samples: number;
   warmup: number;
@@ -110,6 +138,9 @@ interface Sizes {
   storm: StormSize;
   churn: ChurnSize;
   scroll: ScrollSize;
+  grow: GrowSize;
+  flood: FloodSize;
+  browser: BrowserSize;
   latency: LatencySize;
   memory: MemorySize;
   tabs: TabsSize;
@@ -141,6 +172,9 @@ const base: Sizes = QUICK
         warmRows: 25,
         waveTimeoutMs: 20_000,
       },
+      grow: { uris: 300, batch: 25, intervalMs: 30, timeoutMs: 30_000 },
+      flood: { updates: 10_000, distinctUris: 100, chunks: 4 },
+      browser: { rows: 200, rounds: 1, timeoutMs: 30_000 },
       latency: { samples: 20, warmup: 3 },
       memory: {
         uris: 20,
@@ -178,6 +212,9 @@ const base: Sizes = QUICK
         warmRows: 25,
         waveTimeoutMs: 30_000,
       },
+      grow: { uris: 3_000, batch: 25, intervalMs: 30, timeoutMs: 60_000 },
+      flood: { updates: 100_000, distinctUris: 100, chunks: 4 },
+      browser: { rows: 200, rounds: 4, timeoutMs: 60_000 },
       latency: { samples: 500, warmup: 20 },
       memory: {
         uris: 100,
@@ -203,6 +240,9 @@ export const SIZES: Sizes = (() => {
     storm: { ...base.storm, ...overrides.storm },
     churn: { ...base.churn, ...overrides.churn },
     scroll: { ...base.scroll, ...overrides.scroll },
+    grow: { ...base.grow, ...overrides.grow },
+    flood: { ...base.flood, ...overrides.flood },
+    browser: { ...base.browser, ...overrides.browser },
     latency: { ...base.latency, ...overrides.latency },
     memory: { ...base.memory, ...overrides.memory },
     tabs: { ...base.tabs, ...overrides.tabs },

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import type { ImplInstance } from './impls';
@@ -25,16 +25,39 @@ interface ViewsProps {
   View: ImplInstance['View'];
   track: Track;
   expose: (set: (specs: ViewSpec[]) => void) => void;
+  memoRows: boolean;
 }
 
-function Views({ initial, View, track, expose }: ViewsProps) {
+/** A row that renders again only when its own props change (what a long list's rows do). */
+const MemoRow = memo(function MemoRow({
+  View,
+  ...props
+}: { View: ImplInstance['View'] } & Parameters<ImplInstance['View']>[0]) {
+  return <View {...props} />;
+});
+
+function Views({ initial, View, track, expose, memoRows }: ViewsProps) {
   const [specs, set] = useState(initial);
   expose(set);
-  return specs.map((spec) => <View key={spec.id} id={spec.id} uri={spec.uri} track={track} />);
+  return specs.map((spec) =>
+    memoRows ? (
+      <MemoRow key={spec.id} View={View} id={spec.id} uri={spec.uri} track={track} />
+    ) : (
+      <View key={spec.id} id={spec.id} uri={spec.uri} track={track} />
+    ),
+  );
 }
 
-/** Renders the implementation's views into a fresh jsdom container. */
-export function mountViews(impl: ImplInstance, track: Track, initial: ViewSpec[]): MountedViews {
+/**
+ * Renders the implementation's views into a fresh jsdom container.
+ * `memoRows`: a row renders again only when its own props change.
+ */
+export function mountViews(
+  impl: ImplInstance,
+  track: Track,
+  initial: ViewSpec[],
+  { memoRows = false }: { memoRows?: boolean } = {},
+): MountedViews {
   const container = document.createElement('div');
   document.body.append(container);
   const root = createRoot(container);
@@ -46,7 +69,15 @@ export function mountViews(impl: ImplInstance, track: Track, initial: ViewSpec[]
   };
   flushSync(() =>
     root.render(
-      impl.wrap(<Views initial={initial} View={impl.View} track={track} expose={expose} />),
+      impl.wrap(
+        <Views
+          initial={initial}
+          View={impl.View}
+          track={track}
+          expose={expose}
+          memoRows={memoRows}
+        />,
+      ),
     ),
   );
   return {

@@ -121,14 +121,28 @@ function recordEvent(probe: OurProbe, event: McpEvent): void {
   if (event.type === 'read' && event.phase === 'error') probe.readErrors += 1;
 }
 
-function OursProbe({ probe }: { probe: OurProbe }) {
-  useMcpEvents((event) => recordEvent(probe, event));
+function OursProbe({
+  probe,
+  onEvent,
+}: {
+  probe: OurProbe;
+  onEvent: ((event: McpEvent) => void) | undefined;
+}) {
+  useMcpEvents((event) => {
+    recordEvent(probe, event);
+    onEvent?.(event);
+  });
   return null;
 }
 
 export function startOurs(
   url: string,
-  options: ImplOptions & { lingerMs?: number; probe?: boolean } = {},
+  options: ImplOptions & {
+    lingerMs?: number;
+    probe?: boolean;
+    /** With `probe`: every event of the library, as it happens. */
+    onEvent?: (event: McpEvent) => void;
+  } = {},
 ): ImplInstance {
   const queryClient = new QueryClient();
   const failures = new Failures();
@@ -148,7 +162,7 @@ export function startOurs(
         <McpProvider url={url} lingerMs={lingerMs} fetch={options.fetch}>
           {/* Only when asked: an events listener makes the library allocate an
               event per notification, which storm and latency must not pay. */}
-          {options.probe && <OursProbe probe={probe} />}
+          {options.probe && <OursProbe probe={probe} onEvent={options.onEvent} />}
           {children}
         </McpProvider>
       </QueryClientProvider>

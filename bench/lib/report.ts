@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OUT_DIR, QUICK, SEED } from './config';
+import { round } from './stats';
 
 export type Cell = string | number | boolean | null | undefined;
 
@@ -18,6 +19,15 @@ export interface Target {
   target: string;
   actual: string;
   pass: boolean;
+  /** When missed: by how much, in words (e.g. "0.31× over"). */
+  missedBy?: string;
+  /** When missed: what the measurement says the gap is made of. */
+  why?: string;
+}
+
+/** How far `actual` is past an upper bound `limit`, for a target's closing note. */
+export function over(actual: number, limit: number, unit = '×'): string {
+  return `${round(actual - limit, 3)}${unit} over (${round((actual / limit - 1) * 100, 1)}%)`;
 }
 
 /** One scenario's share of results.json; run.mjs merges them and prints the tables. */

@@ -1,11 +1,9 @@
 /** @vitest-environment jsdom */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { it } from 'vitest';
 import type { ServerKind, TestServer } from '../../test/servers';
 import { type ChurnSize, KINDS, OUR_OPTIONS, QUICK, SEED, SIZES } from '../lib/config';
+import { CpuHog } from '../lib/cpuHog';
 import { mountViews, type ViewSpec } from '../lib/dom';
 import { elapsed, quiet, sleep, startBenchServer, until, uriOf } from '../lib/harness';
 import { type ImplName, type OurProbe, startImpl, startOurs } from '../lib/impls';
@@ -75,38 +73,6 @@ const EXTRA_VARIANTS: Variant[] = (process.env.BENCH_CHURN_EXTRA ?? '')
     if (!linger) throw new Error(`BENCH_CHURN_EXTRA: unknown run ${value}`);
     return `ours (lingerMs ${Number(linger[1])})`;
   });
-
-/**
- * A busy loop in a child process, for as long as the run lasts: on this
- * 2-core machine the server, the client and React then share what is left,
- * and every step and timer of ours comes later than on a quiet machine.
- */
-class CpuHog {
-  readonly #child: ChildProcess;
-
-  constructor() {
-    this.#child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
-  }
-
-  /** CPU time the hog got (Linux /proc; undefined elsewhere). */
-  cpuMs(): number | undefined {
-    try {
-      const stat = readFileSync(`/proc/${this.#child.pid}/stat`, 'utf8');
-      // Fields after the command name: state is 3rd, utime 14th and stime 15th (clock ticks).
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      return undefined;
-    }
-  }
-
-  async stop(): Promise<void> {
-    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
-    const exited = once(this.#child, 'exit');
-    this.#child.kill('SIGKILL');
-    await exited;
-  }
-}
 
 interface ChurnRun {
   /** modern: subscriptions/listen POSTs, i.e. streams opened. */

@@ -13,7 +13,7 @@ import {
   useShown,
   type ViewProps,
 } from '../lib/impls';
-import { type Cell, ms, type Table, type Target, times, writeFragment } from '../lib/report';
+import { type Cell, ms, over, type Table, type Target, times, writeFragment } from '../lib/report';
 import { histogram, ratio, round, type Summary, summarize } from '../lib/stats';
 import { Tracker } from '../lib/tracker';
 
@@ -429,19 +429,27 @@ it('scroll: a virtualised list mounting thousands of distinct URIs in waves', as
           target: '≤ 2',
           actual: `${ours.filterEntriesPerUri} (${ours.listenRequests} listen requests)`,
           pass: ours.filterEntriesPerUri <= 2,
+          missedBy: over(ours.filterEntriesPerUri, 2, ' entries per URI'),
+          why: 'URIs that retention keeps as extras are sent again when their stream is merged (at most 3 streams stay open)',
         });
       }
     }
     const closed = summaries['closed loop'] as Record<Contender, ScrollSummary>;
     const timeRatio = ratios['closed loop']?.timeToAllRows ?? Number.NaN;
+    // Issue 22: within 15% of plain useQuery on 2026-07-28, 50% on 2025.
+    const timeLimit = modern ? 1.15 : 1.5;
     targets.push(
       {
         scenario: 'scroll',
         kind,
         name: 'time until every row shows vs plain useQuery (closed loop)',
-        target: '≤ 1.1×',
+        target: `≤ ${timeLimit}×`,
         actual: `${timeRatio}× (${Math.round(closed.ours.timeToAllRowsMs)} ms vs ${Math.round(closed.plain.timeToAllRowsMs)} ms; rounds ${ratios['closed loop']?.timeToAllRowsPerRound.join(' / ')}; per-wave p50 ${ratios['closed loop']?.waveShownP50}×)`,
-        pass: timeRatio <= 1.1,
+        pass: timeRatio <= timeLimit,
+        missedBy: over(timeRatio, timeLimit),
+        why: modern
+          ? 'each wave waits for its listen acknowledgement before its reads (rule 4): one more round trip per wave than plain; compare the per-wave p50 and the rounds (load moves them)'
+          : `each first load is a resources/subscribe and, once answered, a read (rule 4: a change between the read and the subscription is never missed): ${Math.round(closed.ours.subscriptionRequests / size.uris)} subscription request(s) per row beside its read, where plain makes the read alone. Here every exchange costs CPU in the one process that runs server, client and React, so two exchanges per row take about twice as long`,
       },
       {
         scenario: 'scroll',

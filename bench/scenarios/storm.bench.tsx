@@ -16,7 +16,7 @@ import {
 } from '../lib/harness';
 import { type ImplName, startImpl } from '../lib/impls';
 import { Prng } from '../lib/prng';
-import { type Cell, ms, type Table, type Target, writeFragment } from '../lib/report';
+import { type Cell, ms, over, type Table, type Target, writeFragment } from '../lib/report';
 import { histogram, ratio, type Summary, summarize } from '../lib/stats';
 import { Tracker } from '../lib/tracker';
 
@@ -393,9 +393,11 @@ it('storm: bursts of updates over many mounted components', async () => {
         scenario: 'storm',
         kind,
         name: `burst settle p50 vs raw-sdk floor (same ${floor.bursts} bursts)`,
-        target: '≤ 1.15×',
+        target: '≤ 1.1×',
         actual: `${settleRatio}× (${ours.settleMs.p50} ms vs ${floor.settleMs.p50} ms)`,
-        pass: settleRatio <= 1.15,
+        pass: settleRatio <= 1.1,
+        missedBy: over(settleRatio, 1.1),
+        why: "the floor has no cache and no React: ours also runs TanStack Query (setData, its notify batch on a timer) and re-renders the burst's components (React development build here, jsdom), in the process that also runs the server; `--profile` splits the CPU by layer",
       },
       {
         scenario: 'storm',

@@ -4,6 +4,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import type { Clock } from './clock';
+import { rewrap, type UpdateFilter } from './eventStream';
 
 /**
  * Whether the stream a 2025 session delivers notifications on is up:
@@ -26,6 +27,12 @@ export interface TransportObserver {
    * carrying its id: `forgotten`) or its stream could not be resumed.
    */
   sessionLost(reason: string, forgotten: boolean): void;
+  /**
+   * Which `updated` notifications on the notification streams (2025: the
+   * GET stream; 2026-07-28: listen streams) nobody wants: they are dropped
+   * before the SDK parses them, and counted.
+   */
+  updates?: UpdateFilter;
 }
 
 type Fetch = typeof fetch;
@@ -175,15 +182,23 @@ function observedFetch(
 
     let id: string | number | undefined;
     let request = init;
+    let unfollow: (() => void) | undefined;
     if (message?.id !== undefined && message.method !== undefined) {
       id = message.id;
       const controller = new AbortController();
       open.set(id, controller);
-      const signals = init?.signal ? [init.signal, controller.signal] : [controller.signal];
-      request = { ...init, signal: AbortSignal.any(signals) };
+      // The caller's signal (often the transport's, which lives long) aborts
+      // ours; followed by hand, and let go with the request.
+      const upstream = init?.signal;
+      const follow = () => controller.abort(upstream?.reason);
+      if (upstream?.aborted) follow();
+      upstream?.addEventListener('abort', follow);
+      unfollow = () => upstream?.removeEventListener('abort', follow);
+      request = { ...init, signal: controller.signal };
     }
     const forget = () => {
       if (id !== undefined) open.delete(id);
+      unfollow?.();
     };
     // A 2025 session ends with the credentials it was used with: after a
     // sign-out there are none, and another user's are not its own.
@@ -227,28 +242,35 @@ function observedFetch(
         stream.failures = 0;
         stream.openedAt = options.clock.now();
         observer.stream('open', lastEventId !== undefined);
-        return rewrap(
-          response,
-          () => {
+        return rewrap(response, {
+          onEnd: () => {
             const young = options.clock.now() - stream.openedAt < options.backoff.maxDelayMs;
             stream.youngDeaths = young ? stream.youngDeaths + 1 : 0;
             stream.ended = true;
             observer.stream('resuming');
           },
-          (eventId) => {
+          onEventId: (eventId) => {
             stream.id = eventId;
           },
-        );
+          ...(observer.updates && { filter: observer.updates }),
+        });
       } else {
         failedStandalone();
       }
     }
-    if (id === undefined || !response.body) {
+    // A JSON answer is whole once it arrives; a stream is followed to its end.
+    const streamed = response.headers.get('content-type')?.includes('text/event-stream');
+    if (id === undefined || !response.body || !streamed) {
       forget();
       return response;
     }
-    // A streamed answer stays cancellable until its body ends.
-    return rewrap(response, forget);
+    // A streamed answer stays cancellable until its body ends; a listen
+    // stream's notifications are filtered like the 2025 stream's.
+    const listen = message?.method === 'subscriptions/listen';
+    return rewrap(response, {
+      onEnd: forget,
+      ...(listen && observer.updates && { filter: observer.updates }),
+    });
   };
 }
 
@@ -268,61 +290,4 @@ function parseMessage(body: unknown): Message | undefined {
   } catch {
     return undefined;
   }
-}
-
-function rewrap(response: Response, onEnd: () => void, onEventId?: (id: string) => void): Response {
-  return new Response(watch(response.body as ReadableStream<Uint8Array>, onEnd, onEventId), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
-
-/**
- * The same bytes, plus a call when the stream ends, errors or is cancelled,
- * and (when asked) the id of every SSE event that passes.
- */
-function watch(
-  body: ReadableStream<Uint8Array>,
-  onEnd: () => void,
-  onEventId?: (id: string) => void,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  const decoder = onEventId ? new TextDecoder() : undefined;
-  let partial = '';
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    onEnd();
-  };
-  const scan = (chunk: Uint8Array) => {
-    if (!decoder || !onEventId) return;
-    const lines = (partial + decoder.decode(chunk, { stream: true })).split(/\r\n|\r|\n/);
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      if (line.startsWith('id:')) onEventId(line.slice(line.startsWith('id: ') ? 4 : 3));
-    }
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.close();
-          end();
-        } else {
-          scan(value);
-          controller.enqueue(value);
-        }
-      } catch (error) {
-        controller.error(error);
-        end();
-      }
-    },
-    cancel(reason) {
-      end();
-      return reader.cancel(reason);
-    },
-  });
 }

@@ -1,17 +1,12 @@
 import type { Client, McpSubscription, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
-import {
-  type ChangeChannel,
-  type ChannelReport,
-  type CloseReason,
-  initialStatus,
-  noCoverage,
-} from './channel';
+import { type ChangeChannel, type ChannelReport, type CloseReason, initialStatus } from './channel';
 import type { Clock } from './clock';
 import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
 import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
+import { newcomers, type Plan, plan } from './listenPlan';
 import { declaresListChanged, filterBit, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import type { Retention } from './retention';
 import { RetryTimer } from './retryTimer';
@@ -25,40 +20,38 @@ export interface ListenChannelOptions {
   capabilities: ServerCapabilities | undefined;
   /** Which released URIs stay in the filter (shared across connections: it learns the app). */
   retention: Retention;
-  /** Released URIs still in the filter go once nothing has changed for this long. */
+  /** Released URIs still in a filter go once nothing has changed for this long. */
   releaseAfterMs: number;
   clock: Clock;
 }
 
-interface Filter {
-  resourcesListChanged?: true;
-  toolsListChanged?: true;
-  promptsListChanged?: true;
+type Filter = { [K in (typeof filterBit)[NotifiedList]]?: true } & {
   resourceSubscriptions?: string[];
-}
+};
 
 interface Stream {
   subscription: McpSubscription;
-  filter: Filter;
+  /** What it was asked to carry, and what the acknowledgement granted of that. */
   uris: ReadonlySet<string>;
+  lists: ReadonlySet<NotifiedList>;
+  covered: ReadonlySet<string>;
+  listsCovered: ReadonlySet<NotifiedList>;
   openedAt: number;
 }
 
-const NO_URIS: ReadonlySet<string> = new Set();
-
-const sameFilter = (a: Filter, b: Filter) =>
-  NOTIFIED_LISTS.every((list) => a[filterBit[list]] === b[filterBit[list]]) &&
-  (a.resourceSubscriptions ?? []).join('\n') === (b.resourceSubscriptions ?? []).join('\n');
+type Opening = Extract<Plan<Stream>, { kind: 'open' }>;
 
 /**
- * The 2026-07-28 channel (docs/design.md, rules 4–6): one
- * `subscriptions/listen` stream per connection whose filter names every
- * subscribed URI and wanted list. The filter is fixed for the life of a
- * stream, so a new set opens a new stream, waits for its acknowledgement and
- * only then closes the old one (make-before-break: nothing in both sets is
- * ever unheard). Changes that arrive while a stream is opening are batched
- * into the next one. A stream that ends for any reason but our own close is
- * re-opened with capped, jittered backoff.
+ * The 2026-07-28 channel (docs/design.md, rules 4–6): `subscriptions/listen`
+ * streams whose filters together name every subscribed URI and wanted list.
+ * A filter is fixed for the life of its stream, so what is added goes into
+ * a new stream, beside the others or merged with some of them (the plan:
+ * `listenPlan.ts`), and a merge closes what it replaces only once it is
+ * acknowledged (make-before-break: nothing wanted is ever unheard). One
+ * request is in flight at a time; changes meanwhile go into the next one.
+ * Coverage is the union of the open streams' acknowledged URIs; a stream that
+ * ends for any reason but our own close loses only its own, which are asked
+ * again after a capped, jittered backoff.
  */
 export class ListenChannel implements ChangeChannel {
   readonly #client: Pick<Client, 'listen'>;
@@ -66,12 +59,18 @@ export class ListenChannel implements ChangeChannel {
   readonly #options: ListenChannelOptions;
   readonly #canSubscribe: boolean;
   #desire: Desire = { uris: [], held: new Set(), lists: new Set() };
-  #current: Stream | undefined;
-  /** The filter of the stream being opened, if one is. */
-  #opening: Filter | undefined;
+  #streams: Stream[] = [];
+  #opening: Opening | undefined;
   readonly #retry: RetryTimer;
   #attempt = 0;
-  #declined = new Map<string, string>();
+  /** Re-sends allowed before the wire cost passes two entries per URI brought. */
+  #credit = 0;
+  /** When the oldest and the newest URI still waiting for a stream were first seen. */
+  #waiting: { since: number; newest: number; count: number } | undefined;
+  /** What retention chose to keep at the last plan (released URIs out of it are dead weight). */
+  #kept: ReadonlySet<string> = new Set();
+  #declined: ReadonlyMap<string, string> = new Map();
+  #stopWait: (() => void) | undefined;
   #stopIdle: (() => void) | undefined;
   #settle = false;
   #status: StreamStatus;
@@ -97,7 +96,8 @@ export class ListenChannel implements ChangeChannel {
 
   update(desire: Desire): void {
     this.#desire = desire;
-    if (!this.#canSubscribe) this.#declineAll();
+    if (!this.#canSubscribe) this.#reportDeclined();
+    this.#noteNewcomers();
     this.#stopIdle?.();
     this.#stopIdle = delay(this.#options.signal, this.#options.releaseAfterMs, () => {
       this.#settle = true;
@@ -115,131 +115,163 @@ export class ListenChannel implements ChangeChannel {
   }
 
   async close(): Promise<void> {
-    const current = this.#current;
-    this.#current = undefined;
-    await current?.subscription.close().catch(() => {});
+    const streams = this.#streams;
+    this.#streams = [];
+    await Promise.all(streams.map((stream) => stream.subscription.close().catch(() => {})));
   }
 
   #declares(list: NotifiedList): boolean {
     return declaresListChanged(this.#options.capabilities, list);
   }
 
-  #declineAll(): void {
-    this.#declined = this.#uncoverable();
+  /**
+   * When the oldest and the newest held URI that no stream carries or is
+   * being asked for were first seen: the plan coalesces newcomers for a
+   * bounded time, counted from these.
+   */
+  #noteNewcomers(): void {
+    const opening = new Set(this.#opening?.uris);
+    const asked = (uri: string) =>
+      opening.has(uri) || this.#streams.some((stream) => stream.uris.has(uri));
+    let count = 0;
+    for (const uri of this.#desire.held) if (!asked(uri)) count += 1;
+    const now = this.#options.clock.now();
+    const waiting = this.#waiting;
+    if (count === 0) this.#waiting = undefined;
+    else if (!waiting) this.#waiting = { since: now, newest: now, count };
+    else if (count > waiting.count) this.#waiting = { ...waiting, newest: now, count };
+  }
+
+  /** URIs asked for and not granted by an open stream, or every wanted one if none can be. */
+  #computeDeclined(): Map<string, string> {
+    if (!this.#canSubscribe) {
+      const reason = 'the server did not declare resources.subscribe';
+      return new Map(this.#desire.uris.map((uri) => [uri, reason]));
+    }
+    const declined = new Map<string, string>();
+    for (const stream of this.#streams) {
+      for (const uri of stream.uris) {
+        if (!stream.covered.has(uri)) declined.set(uri, 'not in the acknowledged filter');
+      }
+    }
+    return declined;
+  }
+
+  #reportDeclined(): void {
+    this.#declined = this.#computeDeclined();
     this.#report.declined(this.#declined);
   }
 
-  /** Every wanted URI, when the server cannot cover any. */
-  #uncoverable(): Map<string, string> {
-    const reason = 'the server did not declare resources.subscribe';
-    return new Map(this.#desire.uris.map((uri) => [uri, reason]));
-  }
-
-  /** The filter to be listening with now, given what is wanted and what is open. */
-  #nextFilter(): Filter {
-    const settle = this.#settle;
-    this.#settle = false;
-    const filter: Filter = {};
-    for (const list of this.#desire.lists) {
-      if (this.#declares(list)) filter[filterBit[list]] = true;
+  #reportCoverage(): void {
+    const uris = new Set<string>();
+    const lists = new Set<NotifiedList>();
+    for (const stream of this.#streams) {
+      for (const uri of stream.covered) uris.add(uri);
+      for (const list of stream.listsCovered) lists.add(list);
     }
-    if (this.#canSubscribe) {
-      const { retention } = this.#options;
-      const { held } = this.#desire;
-      const uris = settle
-        ? retention.settle(held)
-        : retention.plan(held, this.#current?.uris ?? NO_URIS);
-      if (uris.size > 0) filter.resourceSubscriptions = [...uris].sort();
-    }
-    const current = this.#current?.filter;
-    // A list nobody shows any more costs nothing in the open stream: it goes
-    // when the stream is replaced anyway, or once things are quiet.
-    if (current && !settle && sameUris(current, filter)) {
-      const listsCovered = NOTIFIED_LISTS.every(
-        (list) => !filter[filterBit[list]] || current[filterBit[list]],
-      );
-      if (listsCovered) return current;
-    }
-    return filter;
+    this.#report.coverage({ uris, lists });
   }
 
   #pump(): void {
     if (this.#opening || this.#retry.pending) return;
     if (this.#status.state === 'unsupported') return;
-    const filter = this.#nextFilter();
-    if (this.#current && filter === this.#current.filter) return;
-    if (Object.keys(filter).length === 0) {
-      this.#retire(this.#current);
-      this.#current = undefined;
-      this.#report.coverage(noCoverage);
-      this.#declined = this.#canSubscribe ? new Map() : this.#uncoverable();
-      this.#report.declined(this.#declined);
-      if (this.#status.state !== 'idle') {
+    this.#stopWait?.();
+    this.#stopWait = undefined;
+    const { clock, retention } = this.#options;
+    const settle = this.#settle;
+    this.#settle = false;
+    const lists = new Set([...this.#desire.lists].filter((list) => this.#declares(list)));
+    let keep: ReadonlySet<string> = new Set();
+    if (this.#canSubscribe) {
+      const { held } = this.#desire;
+      // What retention let go but a stream still carries is not active any more.
+      const active = new Set<string>();
+      for (const stream of this.#streams) {
+        for (const uri of stream.uris) if (held.has(uri) || this.#kept.has(uri)) active.add(uri);
+      }
+      keep = settle ? retention.settle(held) : retention.plan(held, active);
+    }
+    this.#kept = keep;
+    const now = clock.now();
+    if (newcomers(this.#streams, keep).length === 0) this.#waiting = undefined;
+    else this.#waiting ??= { since: now, newest: now, count: 0 };
+    const next = plan({
+      streams: this.#streams,
+      keep,
+      lists,
+      credit: this.#credit,
+      waitedMs: this.#waiting ? now - this.#waiting.since : 0,
+      sinceNewestMs: this.#waiting ? now - this.#waiting.newest : 0,
+      settle,
+    });
+    if (next.close.length > 0) {
+      this.#streams = this.#streams.filter((stream) => !next.close.includes(stream));
+      for (const stream of next.close) this.#retire(stream);
+      this.#reportCoverage();
+      this.#reportDeclined();
+    }
+    if (next.kind === 'rest') {
+      if (next.retryInMs !== undefined) {
+        this.#stopWait = delay(this.#options.signal, next.retryInMs, () => this.#pump());
+      } else if (this.#streams.length === 0 && this.#status.state !== 'idle') {
         this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
       }
       return;
     }
-    if (this.#current && sameFilter(this.#current.filter, filter)) return;
-    this.#open(filter);
+    this.#waiting = undefined;
+    this.#credit += next.added - next.resent;
+    this.#open(next);
   }
 
-  #open(filter: Filter): void {
-    this.#opening = filter;
-    if (!this.#current) {
+  #open(next: Opening): void {
+    this.#opening = next;
+    if (this.#streams.length === 0) {
       this.#setStatus({
         state: this.#status.reopenCount > 0 || this.#attempt > 0 ? 'reopening' : 'opening',
         nextRetryAt: undefined,
         note: undefined,
       });
     }
+    const filter: Filter = {};
+    for (const list of next.lists) filter[filterBit[list]] = true;
+    if (next.uris.length > 0) filter.resourceSubscriptions = next.uris;
     const { signal } = this.#options;
     this.#client.listen(filter, { timeout: this.#options.ackTimeoutMs }).then(
       (subscription) => {
         // Acknowledged after the session ended: nobody is listening to it.
         if (signal.aborted) void subscription.close().catch(() => {});
-        else this.#acknowledged(filter, subscription);
+        else this.#acknowledged(next, subscription);
       },
       whileAlive(signal, (error: unknown) => this.#openFailed(error)),
     );
   }
 
-  #acknowledged(filter: Filter, subscription: McpSubscription): void {
+  #acknowledged(next: Opening, subscription: McpSubscription): void {
     this.#opening = undefined;
     // A stream is open again: a retry still pending for an older one would
     // only hold the next change back.
     this.#retry.cancel();
-    const requested = filter.resourceSubscriptions ?? [];
-    const stream: Stream = {
-      subscription,
-      filter,
-      uris: new Set(requested),
-      openedAt: this.#options.clock.now(),
-    };
-    const previous = this.#current;
-    this.#current = stream;
-    void subscription.closed.then(
-      whileAlive(this.#options.signal, (reason: CloseReason) => this.#closed(stream, reason)),
-    );
-
     // Rule 5: only what we asked for counts. An acknowledgement naming URIs
     // or lists we never requested does not make them covered.
     const honored = subscription.honoredFilter as Filter;
-    const honoredUris = new Set(
+    const granted = new Set(
       Array.isArray(honored.resourceSubscriptions) ? honored.resourceSubscriptions : [],
     );
-    const covered = new Set(requested.filter((uri) => honoredUris.has(uri)));
-    this.#declined = this.#canSubscribe ? new Map() : this.#uncoverable();
-    for (const uri of requested) {
-      if (!covered.has(uri)) this.#declined.set(uri, 'not in the acknowledged filter');
-    }
-    const lists = new Set(
-      NOTIFIED_LISTS.filter(
-        (list) => filter[filterBit[list]] === true && honored[filterBit[list]] === true,
-      ),
+    const stream: Stream = {
+      subscription,
+      uris: new Set(next.uris),
+      lists: new Set(next.lists),
+      covered: new Set(next.uris.filter((uri) => granted.has(uri))),
+      listsCovered: new Set(next.lists.filter((list) => honored[filterBit[list]] === true)),
+      openedAt: this.#options.clock.now(),
+    };
+    void subscription.closed.then(
+      whileAlive(this.#options.signal, (reason: CloseReason) => this.#closed(stream, reason)),
     );
-    this.#report.coverage({ uris: covered, lists });
-    this.#report.declined(this.#declined);
-    this.#retire(previous);
+    this.#streams = [...this.#streams.filter((s) => !next.replaces.includes(s)), stream];
+    this.#reportCoverage();
+    this.#reportDeclined();
+    for (const replaced of next.replaces) this.#retire(replaced);
     if (this.#status.state !== 'open') {
       // The last error belongs to the outage that just ended (events keep the history).
       this.#setStatus({
@@ -260,11 +292,12 @@ export class ListenChannel implements ChangeChannel {
     this.#scheduleRetry();
   }
 
-  /** A stream ended: only the current one's end means anything (the others were replaced). */
+  /** A stream ended: only an open one's end means anything (the others were replaced). */
   #closed(stream: Stream, reason: CloseReason): void {
-    if (stream !== this.#current) return;
-    this.#current = undefined;
-    this.#report.coverage(noCoverage);
+    if (!this.#streams.includes(stream)) return;
+    this.#streams = this.#streams.filter((s) => s !== stream);
+    this.#reportCoverage();
+    this.#reportDeclined();
     // A stream that lived a long time earned a fresh backoff; one that dies
     // right after its acknowledgement keeps backing off (no reopen storm).
     const { clock, backoff } = this.#options;
@@ -283,7 +316,7 @@ export class ListenChannel implements ChangeChannel {
     this.#attempt += 1;
     const offline = this.#retry.schedule(wait, () => this.#pump());
     const nextRetryAt = offline ? undefined : clock.now() + wait;
-    if (!this.#current) {
+    if (this.#streams.length === 0) {
       this.#setStatus({
         state: 'reopening',
         since: this.#status.state === 'reopening' ? this.#status.since : clock.now(),
@@ -295,17 +328,13 @@ export class ListenChannel implements ChangeChannel {
     }
   }
 
-  /** Close a stream that is no longer current (or about to be replaced). */
-  #retire(stream: Stream | undefined): void {
-    void stream?.subscription.close().catch(() => {});
+  /** Close a stream that is no longer needed (or was just replaced). */
+  #retire(stream: Stream): void {
+    void stream.subscription.close().catch(() => {});
   }
 
   #setStatus(patch: Partial<StreamStatus>): void {
     this.#status = { ...this.#status, ...patch };
     this.#report.status(this.#status);
   }
-}
-
-function sameUris(a: Filter, b: Filter): boolean {
-  return (a.resourceSubscriptions ?? []).join('\n') === (b.resourceSubscriptions ?? []).join('\n');
 }

@@ -57,9 +57,10 @@ export class RefetchCoordinator {
     if (this.#life.signal.aborted) return 'stopped';
     // By hash, not `find()`: find scans every cached query, and a flood of
     // notifications would make that quadratic.
-    const query = this.#client.getQueryCache().get(hashKey(key));
+    const hash = hashOf(key);
+    const query = this.#client.getQueryCache().get(hash);
     if (!query) return 'absent';
-    const target = this.#target(key);
+    const target = this.#target(key, hash);
     if (query.state.fetchStatus !== 'idle') {
       target.dirty = true;
       return 'deferred';
@@ -104,8 +105,7 @@ export class RefetchCoordinator {
     }
   }
 
-  #target(key: QueryKey): Target {
-    const hash = hashKey(key);
+  #target(key: QueryKey, hash = hashOf(key)): Target {
     let target = this.#targets.get(hash);
     if (!target) {
       target = { key, dirty: false, readUnderCoverage: false };
@@ -145,4 +145,12 @@ export class RefetchCoordinator {
     // own notification would re-enter the query mid-update.
     queueMicrotask(() => this.signal(target.key));
   }
+}
+
+/**
+ * TanStack's `hashKey`, without its replacer for keys of strings only (the
+ * MCP keys): a notification flood hashes a key per notification.
+ */
+function hashOf(key: QueryKey): string {
+  return key.every((part) => typeof part === 'string') ? JSON.stringify(key) : hashKey(key);
 }

@@ -66,13 +66,23 @@ export function routedQueryFn(scope: string | undefined) {
   return async ({ client, queryKey, signal }: QueryFunctionContext): Promise<unknown> => {
     for (;;) {
       const { runner, attachment } = await whenAttached(client, scope, signal);
+      // Either ending aborts the read. Followed by hand and let go after it:
+      // AbortSignal.any would leave a reference per read on the attachment.
+      const both = new AbortController();
+      const abort = (event: Event) => both.abort((event.target as AbortSignal).reason);
+      for (const one of [signal, attachment.signal]) {
+        if (one.aborted) both.abort(one.reason);
+        one.addEventListener('abort', abort);
+      }
       try {
-        return await runner.query(queryKey, AbortSignal.any([signal, attachment.signal]));
+        return await runner.query(queryKey, both.signal);
       } catch (error) {
         if (!attachment.signal.aborted || signal.aborted) throw error;
         if (!attached.get(client)?.has(scopeKey(scope))) {
           throw new McpQueryError('DISPOSED', 'the McpCacheSync of this query was disposed');
         }
+      } finally {
+        for (const one of [signal, attachment.signal]) one.removeEventListener('abort', abort);
       }
     }
   };

@@ -141,6 +141,12 @@ export class Session {
       // ended on the server, or it keeps our subscriptions for nobody.
       if (this.#channel) this.#host.lost(reason, !forgotten);
     }),
+    // Rule 2 before the SDK: an update nobody wants or covers is counted as
+    // the sink counts it, and goes no further. Once ended, everything passes.
+    updates: {
+      relevant: (uri) => this.signal.aborted || this.#matches(uri),
+      dropped: whileAlive(this.signal, (uri: string) => this.#unmatched(uri)),
+    },
   };
 
   /** The client is connected: listen or subscribe as its era says. */
@@ -284,16 +290,23 @@ export class Session {
     return wanted.wantsList(list) && !this.#coverage.lists.has(list) && channel.mayCoverList(list);
   }
 
+  /** Rule 2: exact string equality only (another spelling is a server bug to show, not hide). */
+  #matches(uri: string): boolean {
+    return this.#host.wanted.wants(uri) || this.#coverage.uris.has(uri);
+  }
+
+  /** A URI nobody wants is the server's string: kept bounded (a wanted one is ours). */
+  #unmatched(uri: string): void {
+    this.#host.emit({ type: 'updated', uri: clip(uri, MAX_URI), matched: false });
+  }
+
   #sink(): NotificationSink {
-    const { emit, changes, wanted } = this.#host;
+    const { emit, changes } = this.#host;
     return {
       updated: whileAlive(this.signal, (uri: string) => {
-        // Rule 2: exact string equality only. A server that notifies another
-        // spelling is a bug the diagnostics must show, not hide.
-        const matched = wanted.wants(uri) || this.#coverage.uris.has(uri);
-        // A URI nobody wants is the server's string: kept bounded (a wanted one is ours).
-        emit({ type: 'updated', uri: matched ? uri : clip(uri, MAX_URI), matched });
-        if (matched) changes.changed(uri);
+        if (!this.#matches(uri)) return this.#unmatched(uri);
+        emit({ type: 'updated', uri, matched: true });
+        changes.changed(uri);
       }),
       listChanged: whileAlive(this.signal, (list: NotifiedList) => {
         emit({ type: 'list_changed', list });

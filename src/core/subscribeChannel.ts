@@ -36,6 +36,15 @@ export interface SubscribeChannelOptions {
 type Phase = 'subscribing' | 'subscribed' | 'unsubscribing' | 'unsure';
 
 /**
+ * Unsubscribes wait while subscribes are being sent (a list scrolling through
+ * new rows needs its requests for them), up to this many; beyond it they go
+ * one at a time…
+ */
+const MAX_WAITING_UNSUBSCRIBES = 256;
+/** …and once subscribing has paused, this many at a time (a browser has few connections). */
+const UNSUBSCRIBES_AT_ONCE = 4;
+
+/**
  * The 2025 channel: `resources/subscribe` when a URI is first wanted,
  * `resources/unsubscribe` when retention lets it go, one request in flight
  * per URI at a time. A request that got no answer may still have been
@@ -55,6 +64,11 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #retries = new Map<string, { attempt: number; cancel?: () => void }>();
   /** What should be subscribed (held plus the extras retention keeps). */
   #target: ReadonlySet<string> = new Set();
+  /** Subscribed but no longer wanted, oldest first: their unsubscribes wait for a pause. */
+  readonly #evicted = new Set<string>();
+  #unsubscribing = 0;
+  #lastSubscribeAt = Number.NEGATIVE_INFINITY;
+  #stopDrain: (() => void) | undefined;
   #lists: ReadonlySet<NotifiedList> = new Set();
   #stopIdle: (() => void) | undefined;
   #stream: LegacyStreamState;
@@ -82,9 +96,12 @@ export class SubscribeChannel implements ChangeChannel {
         this.#declined.set(uri, 'the server did not declare resources.subscribe');
       }
     } else {
+      // What waits for its unsubscribe was let go already: it is not active.
       const active = new Set<string>();
       for (const [uri, phase] of this.#phases) {
-        if (phase === 'subscribing' || phase === 'subscribed') active.add(uri);
+        if ((phase === 'subscribing' || phase === 'subscribed') && !this.#evicted.has(uri)) {
+          active.add(uri);
+        }
       }
       const { retention, signal, releaseAfterMs } = this.#options;
       this.#retarget(retention.plan(desire.held, active));
@@ -158,15 +175,49 @@ export class SubscribeChannel implements ChangeChannel {
 
   #step(uri: string): void {
     const phase = this.#phases.get(uri);
+    const wanted = this.#target.has(uri);
+    // Wanted again while its unsubscribe waits: nothing to ask at all.
+    if (wanted) this.#evicted.delete(uri);
     if (phase === 'subscribing' || phase === 'unsubscribing') return;
     if (this.#retries.get(uri)?.cancel !== undefined) return;
-    const wanted = this.#target.has(uri);
     if (wanted && phase !== 'subscribed' && !this.#declined.has(uri)) this.#subscribe(uri);
-    else if (!wanted && (phase === 'subscribed' || phase === 'unsure')) this.#unsubscribe(uri);
+    else if (!wanted && (phase === 'subscribed' || phase === 'unsure')) {
+      this.#evicted.add(uri);
+      this.#drain();
+    }
+  }
+
+  /**
+   * Sends the unsubscribes that waited: none while subscribes are being sent
+   * (one went within the last linger period), unless too many wait, then one
+   * at a time; once subscribing paused, a few at a time. Until it is sent a
+   * URI stays subscribed, and covered.
+   */
+  #drain(): void {
+    this.#stopDrain?.();
+    this.#stopDrain = undefined;
+    const { clock, releaseAfterMs, signal } = this.#options;
+    const pauseMs = releaseAfterMs / 10;
+    const resumeIn = this.#lastSubscribeAt + pauseMs - clock.now();
+    const busy = resumeIn > 0;
+    const limit = !busy
+      ? UNSUBSCRIBES_AT_ONCE
+      : this.#evicted.size > MAX_WAITING_UNSUBSCRIBES
+        ? 1
+        : 0;
+    for (const uri of this.#evicted) {
+      if (this.#unsubscribing >= limit) break;
+      this.#evicted.delete(uri);
+      this.#unsubscribe(uri);
+    }
+    if (this.#evicted.size > 0 && busy) {
+      this.#stopDrain = delay(signal, resumeIn, () => this.#drain());
+    }
   }
 
   #subscribe(uri: string): void {
     this.#phases.set(uri, 'subscribing');
+    this.#lastSubscribeAt = this.#options.clock.now();
     const { signal } = this.#options;
     this.#client
       .subscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
@@ -196,6 +247,7 @@ export class SubscribeChannel implements ChangeChannel {
         whileAlive(signal, () => {
           this.#publishCoverage();
           this.#step(uri);
+          this.#drain();
         }),
       );
   }
@@ -215,6 +267,7 @@ export class SubscribeChannel implements ChangeChannel {
 
   #unsubscribe(uri: string): void {
     this.#phases.set(uri, 'unsubscribing');
+    this.#unsubscribing += 1;
     this.#publishCoverage();
     const { signal } = this.#options;
     this.#client
@@ -236,7 +289,13 @@ export class SubscribeChannel implements ChangeChannel {
           }
         }),
       )
-      .finally(whileAlive(signal, () => this.#step(uri)));
+      .finally(
+        whileAlive(signal, () => {
+          this.#unsubscribing -= 1;
+          this.#step(uri);
+          this.#drain();
+        }),
+      );
   }
 
   #publishCoverage(): void {

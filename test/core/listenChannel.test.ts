@@ -4,6 +4,7 @@ import type { ChannelReport, Coverage } from '../../src/core/channel';
 import type { StreamStatus } from '../../src/core/events';
 import type { Desire } from '../../src/core/interest';
 import { ListenChannel } from '../../src/core/listenChannel';
+import { MAX_STREAMS, MAX_WAIT_MS } from '../../src/core/listenPlan';
 import type { NotifiedList } from '../../src/core/lists';
 import { Retention } from '../../src/core/retention';
 import { type Deferred, deferred } from '../support/deferred';
@@ -27,6 +28,7 @@ interface Filter {
 /** One `listen` request: acknowledge it, fail it, or end its stream by hand. */
 interface FakeStream {
   id: number;
+  state: 'requested' | 'open' | 'closed' | 'failed';
   filter: Filter;
   timeout: number | undefined;
   request: Deferred<McpSubscription>;
@@ -42,54 +44,80 @@ interface FakeStream {
 const flush = () => vi.advanceTimersByTimeAsync(0);
 
 function setup(
-  options: { capabilities?: ServerCapabilities | undefined; random?: () => number } = {},
+  options: {
+    capabilities?: ServerCapabilities | undefined;
+    random?: () => number;
+    /** Every request is acknowledged (as asked) this long after it is made. */
+    ackAfterMs?: number;
+  } = {},
 ) {
   const capabilities = 'capabilities' in options ? options.capabilities : FULL;
   const random = options.random ?? (() => 1);
   const log: string[] = [];
   const streams: FakeStream[] = [];
+  /** Most streams requested or open at once, and most open at once. */
+  const peak = { live: 0, open: 0 };
+  const count = (...states: FakeStream['state'][]) =>
+    streams.filter((stream) => states.includes(stream.state)).length;
+  const measure = () => {
+    peak.live = Math.max(peak.live, count('requested', 'open'));
+    peak.open = Math.max(peak.open, count('open'));
+  };
   const client = {
-    listen: vi.fn((filter: Filter, options?: { timeout?: number }) => {
+    listen: vi.fn((filter: Filter, listenOptions?: { timeout?: number }) => {
       const id = streams.length + 1;
       const request = deferred<McpSubscription>();
       const closed = deferred<'local' | 'graceful' | 'remote'>();
       const close = vi.fn(async () => {
         log.push(`close #${id}`);
+        stream.state = 'closed';
         closed.resolve('local');
       });
       const stream: FakeStream = {
         id,
+        state: 'requested',
         filter: structuredClone(filter),
-        timeout: options?.timeout,
+        timeout: listenOptions?.timeout,
         request,
         close,
         closed,
         async ack(honored = filter) {
           log.push(`ack #${id}`);
+          stream.state = 'open';
           request.resolve({ honoredFilter: honored, close, closed: closed.promise });
           await flush();
+          measure();
         },
         async end(reason) {
           log.push(`end #${id}`);
+          stream.state = 'closed';
           closed.resolve(reason);
           await flush();
         },
         async fail(error) {
+          stream.state = 'failed';
           request.reject(error);
           await flush();
         },
       };
       streams.push(stream);
       log.push(`listen #${id}`);
+      measure();
+      if (options.ackAfterMs !== undefined) {
+        setTimeout(() => void stream.ack(), options.ackAfterMs);
+      }
       return request.promise;
     }),
   };
   let coverage: Coverage = { uris: new Set(), lists: new Set() };
   let declined: ReadonlyMap<string, string> = new Map();
   const statuses: StreamStatus[] = [];
+  /** When each URI was first covered (fake time). */
+  const coveredAt = new Map<string, number>();
   const report: ChannelReport = {
     coverage(next) {
       coverage = next;
+      for (const uri of next.uris) if (!coveredAt.has(uri)) coveredAt.set(uri, Date.now());
       log.push(`coverage ${[...next.uris].sort().join(',')}`);
     },
     declined(next) {
@@ -129,6 +157,13 @@ function setup(
     log,
     retention,
     covered: () => [...coverage.uris].sort(),
+    /** The ids of the streams acknowledged and not closed. */
+    open: () => streams.filter((stream) => stream.state === 'open').map((stream) => stream.id),
+    peak,
+    coveredAt,
+    /** `resourceSubscriptions` entries over every request made. */
+    entries: () =>
+      streams.reduce((sum, stream) => sum + (stream.filter.resourceSubscriptions?.length ?? 0), 0),
     listsCovered: () => [...coverage.lists].sort(),
     declined: () => declined,
     status: () => statuses.at(-1) as StreamStatus,
@@ -179,35 +214,19 @@ describe('ListenChannel', () => {
     expect(t.status()).toMatchObject({ state: 'open', attempt: 0, reopenCount: 0 });
   });
 
-  it('make-before-break: a new filter opens a new stream, and the old one closes only after the new one is acknowledged', async () => {
+  it('URIs added while a stream is open go into a stream of their own: nothing already covered is sent again', async () => {
     const t = setup();
-    t.channel.update(desire(['a://1']));
+    t.channel.update(desire(['a://1'], { lists: ['resources', 'tools'] }));
     await t.stream(1).ack();
-    t.channel.update(desire(['a://1', 'b://2']));
-    expect(t.stream(2).filter.resourceSubscriptions).toEqual(['a://1', 'b://2']);
-    await vi.advanceTimersByTimeAsync(ACK_TIMEOUT_MS - 1);
-    // While the new stream is unacknowledged, the old one still covers a://1.
-    expect(t.stream(1).close).not.toHaveBeenCalled();
-    expect(t.covered()).toEqual(['a://1']);
-
+    t.channel.update(desire(['a://1', 'b://2'], { lists: ['resources', 'tools'] }));
+    // Only the newcomer, and no list bits: the first stream still carries those.
+    expect(t.stream(2).filter).toEqual({ resourceSubscriptions: ['b://2'] });
     await t.stream(2).ack();
-    expect(t.stream(1).close).toHaveBeenCalledTimes(1);
-    expect(t.stream(2).close).not.toHaveBeenCalled();
+    expect(t.stream(1).close).not.toHaveBeenCalled();
+    expect(t.open()).toEqual([1, 2]);
     expect(t.covered()).toEqual(['a://1', 'b://2']);
-    // The new coverage was in place before the old stream went: never both closed.
-    expect(t.log).toEqual([
-      'listen #1',
-      'ack #1',
-      'coverage a://1',
-      'listen #2',
-      'ack #2',
-      'coverage a://1,b://2',
-      'close #1',
-    ]);
-    // The old stream's own end is ours: it is not taken for a loss.
-    await flush();
-    expect(t.status()).toMatchObject({ state: 'open', reopenCount: 0 });
-    expect(t.covered()).toEqual(['a://1', 'b://2']);
+    expect(t.listsCovered()).toEqual(['resources', 'tools']);
+    expect(t.entries()).toBe(2);
   });
 
   it('changes that arrive while a stream is opening go into one next stream', async () => {
@@ -220,12 +239,75 @@ describe('ListenChannel', () => {
 
     await t.stream(1).ack();
     expect(t.client.listen).toHaveBeenCalledTimes(2);
-    expect(t.stream(2).filter.resourceSubscriptions).toEqual(['a://1', 'b://2', 'c://3', 'd://4']);
+    expect(t.stream(2).filter.resourceSubscriptions).toEqual(['b://2', 'c://3', 'd://4']);
     await t.stream(2).ack();
     expect(t.client.listen).toHaveBeenCalledTimes(2);
-    expect(t.stream(1).close).toHaveBeenCalledTimes(1);
     expect(t.covered()).toEqual(['a://1', 'b://2', 'c://3', 'd://4']);
   });
+
+  it(`at most ${MAX_STREAMS} streams stay open: the next addition merges with the smallest, which closes only once the merge is acknowledged (make-before-break)`, async () => {
+    const t = setup();
+    const a = uris('a://', 10);
+    const b = uris('b://', 5);
+    const c = uris('c://', 2);
+    t.channel.update(desire(a));
+    await t.stream(1).ack();
+    t.channel.update(desire([...a, ...b]));
+    await t.stream(2).ack();
+    t.channel.update(desire([...a, ...b, ...c]));
+    await t.stream(3).ack();
+    expect(t.open()).toEqual([1, 2, 3]);
+
+    t.channel.update(desire([...a, ...b, ...c, 'd://1']));
+    expect(t.stream(4).filter.resourceSubscriptions).toEqual([...c, 'd://1']);
+    await vi.advanceTimersByTimeAsync(ACK_TIMEOUT_MS - 1);
+    // While the merge is unacknowledged, the stream it replaces still covers its URIs.
+    expect(t.stream(3).close).not.toHaveBeenCalled();
+    expect(t.covered()).toEqual([...a, ...b, ...c].sort());
+
+    t.log.length = 0;
+    await t.stream(4).ack();
+    // The new coverage was in place before the replaced stream went: never both closed.
+    expect(t.log).toEqual([
+      'ack #4',
+      `coverage ${[...a, ...b, ...c, 'd://1'].sort().join(',')}`,
+      'close #3',
+    ]);
+    expect(t.open()).toEqual([1, 2, 4]);
+    expect(t.peak).toEqual({ live: MAX_STREAMS + 1, open: MAX_STREAMS });
+    // The replaced stream's own end is ours: it is not taken for a loss.
+    await flush();
+    expect(t.status()).toMatchObject({ state: 'open', reopenCount: 0 });
+    expect(t.covered()).toEqual([...a, ...b, ...c, 'd://1'].sort());
+  });
+
+  it.each([5, 40])(
+    `a list that only grows (25 URIs every 30 ms to 3,000, acknowledged after %i ms) costs about two filter entries per URI, in at most ${MAX_STREAMS + 1} streams at once, each URI covered within MAX_WAIT_MS`,
+    async (ackAfterMs) => {
+      const t = setup({ ackAfterMs });
+      const all = uris('row://', 3000);
+      const wantedAt = new Map<string, number>();
+      for (let n = 25; n <= all.length; n += 25) {
+        for (const uri of all.slice(n - 25, n)) wantedAt.set(uri, Date.now());
+        t.channel.update(desire(all.slice(0, n)));
+        await vi.advanceTimersByTimeAsync(30);
+      }
+      await vi.advanceTimersByTimeAsync(MAX_WAIT_MS + 2 * ackAfterMs);
+      expect(t.covered()).toEqual([...all].sort());
+      // One whole filter per change would be ~60 entries per URI here.
+      expect(t.entries()).toBeLessThanOrEqual(2.2 * all.length);
+      expect(t.peak.live).toBeLessThanOrEqual(MAX_STREAMS + 1);
+      expect(t.open().length).toBeLessThanOrEqual(MAX_STREAMS);
+      // A newcomer waits at most MAX_WAIT_MS, plus the request in flight and its own.
+      const waits = all.map(
+        (uri) => (t.coveredAt.get(uri) as number) - (wantedAt.get(uri) as number),
+      );
+      expect(Math.max(...waits)).toBeLessThanOrEqual(MAX_WAIT_MS + 2 * ackAfterMs);
+      // Open streams never carry the same URI twice (each would deliver its updates).
+      const carried = t.open().flatMap((id) => t.stream(id).filter.resourceSubscriptions ?? []);
+      expect(new Set(carried).size).toBe(carried.length);
+    },
+  );
 
   it('covers only the intersection of what was requested and what was acknowledged (rule 5)', async () => {
     const t = setup();
@@ -338,17 +420,50 @@ describe('ListenChannel', () => {
     expect(t.status()).toMatchObject({ state: 'open', attempt: 0, lastError: undefined });
   });
 
-  it('a failed replacement keeps the old stream and its coverage, and tries again after the backoff', async () => {
+  it('a failed merge keeps the streams it would replace and their coverage, and tries again after the backoff', async () => {
     const t = setup();
-    t.channel.update(desire(['a://1']));
-    await t.stream(1).ack();
-    t.channel.update(desire(['a://1', 'b://2']));
-    await t.stream(2).fail(new Error('rejected'));
-    expect(t.stream(1).close).not.toHaveBeenCalled();
-    expect(t.covered()).toEqual(['a://1']);
+    for (const [i, prefix] of ['a://', 'b://', 'c://'].entries()) {
+      t.channel.update(desire(['a://', 'b://', 'c://'].slice(0, i + 1).flatMap((p) => uris(p, 3))));
+      await t.stream(i + 1).ack();
+      expect(t.stream(i + 1).filter.resourceSubscriptions).toEqual(uris(prefix, 3));
+    }
+    const all = ['a://', 'b://', 'c://'].flatMap((p) => uris(p, 3));
+    t.channel.update(desire([...all, 'd://1']));
+    const merge = t.stream(4).filter.resourceSubscriptions ?? [];
+    await t.stream(4).fail(new Error('rejected'));
+    expect(t.open()).toEqual([1, 2, 3]);
+    expect(t.covered()).toEqual(all);
     expect(t.status()).toMatchObject({ state: 'open', attempt: 1 });
     await vi.advanceTimersByTimeAsync(BACKOFF.initialDelayMs);
-    expect(t.stream(3).filter.resourceSubscriptions).toEqual(['a://1', 'b://2']);
+    expect(t.stream(5).filter.resourceSubscriptions).toEqual(merge);
+  });
+
+  it('a stream that ends loses only its own URIs; they are asked again, alone, after the backoff', async () => {
+    const t = setup();
+    t.channel.update(desire(['a://1', 'a://2']));
+    await t.stream(1).ack();
+    t.channel.update(desire(['a://1', 'a://2', 'b://1']));
+    await t.stream(2).ack();
+    await vi.advanceTimersByTimeAsync(100);
+
+    const endedAt = Date.now();
+    await t.stream(2).end('remote');
+    expect(t.covered()).toEqual(['a://1', 'a://2']);
+    expect(t.listsCovered()).toEqual(['resources']);
+    expect(t.status()).toMatchObject({
+      state: 'open',
+      reopenCount: 1,
+      lastCloseReason: 'remote',
+      attempt: 1,
+      nextRetryAt: endedAt + BACKOFF.initialDelayMs,
+    });
+    await vi.advanceTimersByTimeAsync(BACKOFF.initialDelayMs - 1);
+    expect(t.client.listen).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.stream(3).filter).toEqual({ resourceSubscriptions: ['b://1'] });
+    await t.stream(3).ack();
+    expect(t.covered()).toEqual(['a://1', 'a://2', 'b://1']);
+    expect(t.open()).toEqual([1, 3]);
   });
 
   it('the end of its session closes the current stream, stops retries, closes a stream acknowledged afterwards, and reports nothing more', async () => {
@@ -423,19 +538,37 @@ describe('ListenChannel', () => {
     },
   );
 
-  it('a newly wanted list opens a new stream with its bit; the URIs stay as they were', async () => {
+  it('a newly wanted list replaces the stream that carries the lists; the other streams stay', async () => {
     const t = setup();
     t.channel.update(desire(['a://1']));
     await t.stream(1).ack();
-    t.channel.update(desire(['a://1'], { lists: ['resources', 'prompts'] }));
-    expect(t.stream(2).filter).toEqual({
+    t.channel.update(desire(['a://1', 'b://2']));
+    await t.stream(2).ack();
+    t.channel.update(desire(['a://1', 'b://2'], { lists: ['resources', 'prompts'] }));
+    expect(t.stream(3).filter).toEqual({
       resourcesListChanged: true,
       promptsListChanged: true,
       resourceSubscriptions: ['a://1'],
     });
-    await t.stream(2).ack();
+    await t.stream(3).ack();
     expect(t.listsCovered()).toEqual(['prompts', 'resources']);
-    expect(t.stream(1).close).toHaveBeenCalledTimes(1);
+    expect(t.open()).toEqual([2, 3]);
+    expect(t.covered()).toEqual(['a://1', 'b://2']);
+  });
+
+  it('a stream that carries only lists is merged into the next one for free', async () => {
+    const t = setup();
+    t.channel.update(desire([]));
+    expect(t.stream(1).filter).toEqual({ resourcesListChanged: true });
+    await t.stream(1).ack();
+    t.channel.update(desire(['a://1']));
+    expect(t.stream(2).filter).toEqual({
+      resourcesListChanged: true,
+      resourceSubscriptions: ['a://1'],
+    });
+    await t.stream(2).ack();
+    expect(t.open()).toEqual([2]);
+    expect(t.listsCovered()).toEqual(['resources']);
   });
 
   it('a list the server does not declare is left out of the filter', () => {
@@ -465,7 +598,7 @@ describe('ListenChannel', () => {
   });
 
   describe('retention', () => {
-    it('a released URI stays in the filter: a removal opens no new stream', async () => {
+    it('a released URI stays in its stream: neither a removal nor an addition sends it again', async () => {
       const t = setup();
       t.channel.update(desire(['a://1', 'b://2']));
       await t.stream(1).ack();
@@ -475,37 +608,53 @@ describe('ListenChannel', () => {
       expect(t.client.listen).toHaveBeenCalledTimes(1);
       expect(t.covered()).toEqual(['a://1', 'b://2']);
 
-      // An addition opens a new stream: the extra is carried along while within budget.
       t.channel.update(desire(['a://1', 'c://3']));
-      expect(t.stream(2).filter.resourceSubscriptions).toEqual(['a://1', 'b://2', 'c://3']);
+      expect(t.stream(2).filter.resourceSubscriptions).toEqual(['c://3']);
+      await t.stream(2).ack();
+      expect(t.covered()).toEqual(['a://1', 'b://2', 'c://3']);
     });
 
-    it('released URIs over the budget are evicted, oldest release first, when an addition opens a new stream', async () => {
+    it('a stream whose URIs retention let go closes with no request, and nothing kept is sent again', async () => {
       const t = setup();
-      const first = uris('a://', 60);
-      t.channel.update(desire(first));
+      const [a, b, c, d] = ['a://', 'b://', 'c://', 'd://'].map((prefix) => uris(prefix, 40));
+      const only = (held: string[] | undefined) => desire(held as string[], { lists: [] });
+      for (const [i, wave] of [a, b, c].entries()) {
+        t.channel.update(only(wave));
+        await t.stream(i + 1).ack();
+        expect(t.stream(i + 1).filter.resourceSubscriptions).toEqual(wave);
+      }
+      // a and b are released extras (80 ≤ 2 × 40). With d, 120 are released:
+      // the 40 released first (a) go, and with them the stream that carried them.
+      t.channel.update(only(d));
+      expect(t.stream(1).close).toHaveBeenCalledTimes(1);
+      expect(t.stream(4).filter.resourceSubscriptions).toEqual(d);
+      await t.stream(4).ack();
+      expect(t.open()).toEqual([2, 3, 4]);
+      expect(t.covered()).toEqual([...(b as string[]), ...(c as string[]), ...(d as string[])]);
+      expect(t.entries()).toBe(160);
+    });
+
+    it('when things are quiet, the open streams become one with exactly what is held and listed', async () => {
+      const t = setup();
+      t.channel.update(desire(['a://1'], { lists: ['resources', 'tools'] }));
       await t.stream(1).ack();
-      // Keep 10 of them: 50 released, within the budget (2 × 32): no new stream.
-      const kept = first.slice(0, 10);
-      t.channel.update(desire(kept));
-      expect(t.client.listen).toHaveBeenCalledTimes(1);
-
-      // Ten new ones replace the ten held: 60 extras, still within 64.
-      const second = uris('b://', 10);
-      t.channel.update(desire(second));
+      t.channel.update(desire(['a://1', 'b://2'], { lists: ['resources', 'tools'] }));
       await t.stream(2).ack();
-      expect(t.stream(2).filter.resourceSubscriptions).toHaveLength(70);
-
-      // Ten more: 70 released > 64, so the 6 released earliest go with this new stream.
-      const third = uris('c://', 10);
-      t.channel.update(desire(third));
-      const filter = t.stream(3).filter.resourceSubscriptions ?? [];
-      expect(filter).toHaveLength(10 + 64);
-      expect(filter).toEqual(expect.arrayContaining([...third, ...kept, ...second]));
-      const evicted = [...first, ...second].filter((uri) => !filter.includes(uri));
-      expect(evicted).toEqual(first.slice(10, 16));
+      t.channel.update(desire(['a://1', 'b://2', 'c://3'], { lists: ['resources'] }));
       await t.stream(3).ack();
-      expect(t.covered()).toEqual([...filter].sort());
+      t.channel.update(desire(['b://2', 'c://3'], { lingering: ['a://1'] }));
+      expect(t.client.listen).toHaveBeenCalledTimes(3);
+
+      await vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS);
+      expect(t.stream(4).filter).toEqual({
+        resourcesListChanged: true,
+        resourceSubscriptions: ['b://2', 'c://3'],
+      });
+      expect(t.open()).toEqual([1, 2, 3]);
+      await t.stream(4).ack();
+      expect(t.open()).toEqual([4]);
+      expect(t.covered()).toEqual(['b://2', 'c://3']);
+      expect(t.listsCovered()).toEqual(['resources']);
     });
 
     it('after releaseAfterMs with no updates, released URIs and unwanted list bits go (idle settle)', async () => {

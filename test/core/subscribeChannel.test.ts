@@ -12,6 +12,8 @@ import { type Deferred, deferred } from '../support/deferred';
 const BACKOFF = { initialDelayMs: 1000, maxDelayMs: 8000 };
 const REQUEST_TIMEOUT_MS = 4000;
 const RELEASE_AFTER_MS = 60_000;
+/** A tenth of the quiet period: how long subscribing must pause before unsubscribes go. */
+const LINGER_MS = RELEASE_AFTER_MS / 10;
 const FULL: ServerCapabilities = {
   resources: { subscribe: true, listChanged: true },
   tools: { listChanged: true },
@@ -336,15 +338,44 @@ describe('SubscribeChannel', () => {
       expect(t.count('unsubscribe', 'b://2')).toBe(1);
     });
 
-    it('released URIs over the budget are unsubscribed at once, the earliest released first', async () => {
+    it('released URIs over the budget are unsubscribed once subscribing has paused for a linger period, the earliest released first, four at a time', async () => {
       const t = setup();
       const all = Array.from({ length: 70 }, (_, i) => `r://${String(i).padStart(2, '0')}`);
       t.channel.update(desire(all));
       for (const uri of all) await t.answer('subscribe', uri);
       t.channel.update(desire([]));
-      // 70 released, 2 × 32 kept.
-      const gone = t.requests.filter((r) => r.method === 'unsubscribe').map((r) => r.uri);
-      expect(gone).toEqual(all.slice(0, 6));
+      // 70 released, 2 × 32 kept: 6 go, but not while subscribes were just sent.
+      expect(t.count('unsubscribe')).toBe(0);
+      expect(t.covered()).toHaveLength(70);
+      await vi.advanceTimersByTimeAsync(LINGER_MS);
+      const gone = () => t.requests.filter((r) => r.method === 'unsubscribe').map((r) => r.uri);
+      expect(gone()).toEqual(all.slice(0, 4));
+      await t.answer('unsubscribe', all[0] as string);
+      expect(gone()).toEqual(all.slice(0, 5));
+      await t.answer('unsubscribe', all[1] as string);
+      expect(gone()).toEqual(all.slice(0, 6));
+      expect(t.covered()).toEqual(all.slice(6));
+    });
+
+    it('while subscribes are being sent, unsubscribes wait (a URI wanted again meanwhile costs no request), until more than 256 wait: then one at a time', async () => {
+      const t = setup();
+      const wave = (k: number) =>
+        Array.from({ length: 100 }, (_, i) => `w${k}://${String(i).padStart(2, '0')}`);
+      // Waves of 100 new URIs every 100 ms: each releases the one before.
+      for (let k = 0; k < 6; k++) {
+        t.channel.update(desire(wave(k)));
+        for (const uri of wave(k)) await t.answer('subscribe', uri);
+        await vi.advanceTimersByTimeAsync(100);
+      }
+      // 500 released; retention keeps 200, 300 wait for their unsubscribe.
+      expect(t.count('unsubscribe')).toBe(1);
+      await t.answer('unsubscribe', 'w0://00');
+      expect(t.count('unsubscribe')).toBe(2);
+      // Wanted again while it waits: still subscribed, nothing to send.
+      t.channel.update(desire([...wave(5), 'w0://50']));
+      expect(t.covered()).toContain('w0://50');
+      expect(t.count('subscribe', 'w0://50')).toBe(1);
+      expect(t.count('unsubscribe', 'w0://50')).toBe(0);
     });
   });
 

@@ -68,13 +68,13 @@ describe('the 2026-07-28 listen stream', () => {
 
   beforeEach(async () => {
     server = await start('modern');
-    for (const uri of ['a://1', 'b://2', 'c://3']) server.store.upsert(text(uri, uri));
+    for (const uri of ['a://1', 'b://2', 'c://3', 'd://4']) server.store.upsert(text(uri, uri));
     queryClient = new QueryClient();
     log.length = 0;
     sync = new McpCacheSync({
       queryClient,
       url: server.url,
-      lingerMs: 20,
+      lingerMs: 1000,
       fetch: recordingFetch(log),
     });
     sync.mount();
@@ -93,21 +93,28 @@ describe('the 2026-07-28 listen stream', () => {
     return view;
   };
 
-  it('changes the filter make-before-break: the new stream is acknowledged before the old one ends', async () => {
-    mount('a://1');
-    await eventually(() => expect(log).toContain('ack 1'));
-    mount('b://2');
+  it('an addition gets a stream of its own; past three, the smallest is merged, acknowledged before it ends (make-before-break)', async () => {
+    for (const [i, uri] of ['a://1', 'b://2', 'c://3'].entries()) {
+      mount(uri);
+      await eventually(() => expect(log).toContain(`ack ${i + 1}`));
+    }
+    await eventually(() => expect(server.openStreams()).toBe(3));
+    mount('d://4');
     await eventually(() => expect(log).toContain('end 1'));
-    expect(log.slice(0, 5)).toEqual([
+    expect(log.slice(0, 9)).toEqual([
       'listen 1 [a://1]',
       'ack 1',
-      'listen 2 [a://1 b://2]',
+      'listen 2 [b://2]',
       'ack 2',
+      'listen 3 [c://3]',
+      'ack 3',
+      'listen 4 [a://1 d://4]',
+      'ack 4',
       'end 1',
     ]);
     // The server notices the old stream's end a moment after the client aborts it.
-    await eventually(() => expect(server.openStreams()).toBe(1));
-    expect(server.subscribedUris()).toEqual(['a://1', 'b://2']);
+    await eventually(() => expect(server.openStreams()).toBe(3));
+    expect(server.subscribedUris()).toEqual(['a://1', 'b://2', 'c://3', 'd://4']);
   });
 
   it('batches the changes of one tick into one new stream, with the URIs sorted', async () => {
@@ -119,11 +126,14 @@ describe('the 2026-07-28 listen stream', () => {
     expect(log).toEqual(['listen 1 [a://1 b://2 c://3]', 'ack 1']);
   });
 
-  it('a URI already covered by the old stream is not re-read when the filter changes', async () => {
+  it('a URI already covered is not re-read when a merge moves it to another stream', async () => {
     const a = mount('a://1');
     await eventually(() => expect(a.text()).toBe('a://1'));
     await eventually(() => expect(log).toContain('ack 1'));
-    mount('b://2');
+    for (const [i, uri] of ['b://2', 'c://3', 'd://4'].entries()) {
+      mount(uri);
+      await eventually(() => expect(log).toContain(`ack ${i + 2}`));
+    }
     await eventually(() => expect(log).toContain('end 1'));
     await settled(() => server.store.reads());
     expect(server.store.reads('a://1')).toBe(1);

@@ -1,0 +1,147 @@
+import type { NotifiedList } from './lists';
+
+/**
+ * At most this many listen streams stay open, and one more while a
+ * replacement waits for its acknowledgement. Each is a long-lived request:
+ * a browser on HTTP/1.1 has 6 connections per host, and reads need the rest.
+ */
+export const MAX_STREAMS = 3;
+/**
+ * A new URI waits at most this long for its stream while newcomers keep
+ * coming (coalescing them is what keeps a growing list linear on the wire)…
+ */
+export const MAX_WAIT_MS = 1000;
+/** …and no longer once none has come for this long: the list stopped growing. */
+export const QUIET_MS = 100;
+
+/** A stream as the plan sees it: what it was asked to carry. */
+export interface PlannedStream {
+  uris: ReadonlySet<string>;
+  lists: ReadonlySet<NotifiedList>;
+}
+
+export interface Situation<S extends PlannedStream> {
+  /** The acknowledged, open streams. */
+  streams: readonly S[];
+  /** The URIs to be covered (retention's choice: the held ones plus extras). */
+  keep: ReadonlySet<string>;
+  /** The lists to be covered. */
+  lists: ReadonlySet<NotifiedList>;
+  /**
+   * URIs that may be re-sent before the wire cost passes two entries per URI
+   * brought: every new URI sent adds one, every URI sent again takes one.
+   */
+  credit: number;
+  /** Since the oldest newcomer (not in any stream) was first seen, and the latest. */
+  waitedMs: number;
+  sinceNewestMs: number;
+  /** Quiet for long enough: one stream with exactly what is kept and listed. */
+  settle: boolean;
+}
+
+export type Plan<S extends PlannedStream> =
+  /** Close `close` (they carry nothing wanted); then nothing to ask, or ask again in `retryInMs`. */
+  | { kind: 'rest'; close: S[]; retryInMs?: number }
+  /** Open a stream with `uris` and `lists`; once acknowledged, close `replaces`. */
+  | {
+      kind: 'open';
+      close: S[];
+      uris: string[];
+      lists: NotifiedList[];
+      replaces: S[];
+      added: number;
+      resent: number;
+    };
+
+/** What `keep` has that no stream was asked for. */
+export function newcomers(streams: readonly PlannedStream[], keep: ReadonlySet<string>): string[] {
+  return [...keep].filter((uri) => !streams.some((stream) => stream.uris.has(uri)));
+}
+
+const kept = (stream: PlannedStream, keep: ReadonlySet<string>) => {
+  let n = 0;
+  for (const uri of stream.uris) if (keep.has(uri)) n += 1;
+  return n;
+};
+
+/**
+ * The next listen request (docs/design.md, rule 4). A filter is fixed for
+ * the life of a stream, so a URI joins by a new stream: one of its own while
+ * there is room, else merged with the smallest streams, which that stream
+ * replaces once acknowledged. A merge re-sends what the replaced streams
+ * still keep; it waits (coalescing more newcomers) while that is more than
+ * the credit allows, but never past MAX_WAIT_MS, nor past QUIET_MS without
+ * another newcomer. So a list that keeps growing costs about 2 entries per
+ * URI instead of one whole filter per change, and a URI that just appeared
+ * alone is covered at once. A stream with nothing wanted left closes; the
+ * rest of the narrowing (released URIs, lists nobody shows) waits until a
+ * stream is rebuilt anyway or `settle`.
+ */
+export function plan<S extends PlannedStream>(now: Situation<S>): Plan<S> {
+  const { keep, lists } = now;
+  const alive: S[] = [];
+  const close: S[] = [];
+  for (const stream of now.streams) {
+    const carries = [...stream.lists].some((list) => lists.has(list));
+    (carries || kept(stream, keep) > 0 ? alive : close).push(stream);
+  }
+  const fresh = newcomers(alive, keep);
+  const listsAsked = new Set(alive.flatMap((stream) => [...stream.lists]));
+  const needLists = [...lists].some((list) => !listsAsked.has(list));
+
+  if (now.settle) {
+    const exact = (stream: S) =>
+      [...stream.uris].every((uri) => keep.has(uri)) &&
+      [...stream.lists].every((list) => lists.has(list));
+    if (alive.length === 0 || (alive.length === 1 && fresh.length === 0 && exact(alive[0] as S))) {
+      return fresh.length === 0 && !needLists ? { kind: 'rest', close } : open([]);
+    }
+    return open(alive);
+  }
+  if (fresh.length === 0 && !needLists) return { kind: 'rest', close };
+
+  // A new list rides with the streams that carry lists, so none is heard
+  // twice; a stream that keeps no URI (only lists) is merged for free.
+  const replaces = alive.filter(
+    (stream) => (needLists && stream.lists.size > 0) || kept(stream, keep) === 0,
+  );
+  const others = alive
+    .filter((stream) => !replaces.includes(stream))
+    .sort((a, b) => kept(a, keep) - kept(b, keep));
+  while (others.length + 1 > MAX_STREAMS) replaces.push(others.shift() as S);
+  const cost = replaces.reduce((sum, stream) => sum + kept(stream, keep), 0);
+  if (needLists || cost <= now.credit + fresh.length) return open(replaces);
+  if (now.waitedMs < MAX_WAIT_MS && now.sinceNewestMs < QUIET_MS) {
+    return {
+      kind: 'rest',
+      close,
+      retryInMs: Math.min(MAX_WAIT_MS - now.waitedMs, QUIET_MS - now.sinceNewestMs),
+    };
+  }
+  // Over budget anyway. If the list stopped growing, the cheapest merge;
+  // if it keeps growing, merge like a log-structured tree (each next stream
+  // while it is no bigger than what is merged already), so the small
+  // streams that force the next merges do not pile up.
+  let size = fresh.length + cost;
+  while (now.waitedMs >= MAX_WAIT_MS && others.length > 0 && kept(others[0] as S, keep) <= size) {
+    const next = others.shift() as S;
+    size += kept(next, keep);
+    replaces.push(next);
+  }
+  return open(replaces);
+
+  function open(replaced: S[]): Plan<S> {
+    const uris = new Set(fresh);
+    for (const stream of replaced) for (const uri of stream.uris) if (keep.has(uri)) uris.add(uri);
+    const carriesLists = needLists || replaced.some((stream) => stream.lists.size > 0);
+    return {
+      kind: 'open',
+      close,
+      uris: [...uris].sort(),
+      lists: carriesLists ? [...lists] : [],
+      replaces: replaced,
+      added: fresh.length,
+      resent: uris.size - fresh.length,
+    };
+  }
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_STREAMS,
+  MAX_WAIT_MS,
+  type PlannedStream,
+  plan,
+  QUIET_MS,
+  type Situation,
+} from '../../src/core/listenPlan';
+import type { NotifiedList } from '../../src/core/lists';
+
+const uris = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
+
+interface Named extends PlannedStream {
+  name: string;
+}
+
+const stream = (name: string, held: string[], lists: NotifiedList[] = []): Named => ({
+  name,
+  uris: new Set(held),
+  lists: new Set(lists),
+});
+
+const names = (streams: readonly Named[]) => streams.map((s) => s.name);
+
+/** Three open streams of 100, 200 and 400 URIs (the first carries the lists) and `extra` new URIs. */
+function full(extra: number, patch: Partial<Situation<Named>> = {}): Situation<Named> {
+  const [a, b, c] = [uris('a:', 100), uris('b:', 200), uris('c:', 400)];
+  return {
+    streams: [stream('a', a, ['resources']), stream('b', b), stream('c', c)],
+    keep: new Set([...a, ...b, ...c, ...uris('new:', extra)]),
+    lists: new Set(['resources']),
+    credit: 0,
+    waitedMs: 0,
+    sinceNewestMs: 0,
+    settle: false,
+    ...patch,
+  };
+}
+
+describe('listen plan', () => {
+  it('while there is room, new URIs get a stream of their own at once, whatever the credit', () => {
+    const base = full(0);
+    const next = plan({ ...base, streams: base.streams.slice(1), keep: new Set(uris('x:', 5)) });
+    // b and c keep nothing: they close; the new one also takes the lists.
+    expect(next).toMatchObject({
+      kind: 'open',
+      uris: uris('x:', 5),
+      lists: ['resources'],
+      replaces: [],
+      added: 5,
+      resent: 0,
+    });
+    expect(names(next.close)).toEqual(['b', 'c']);
+  });
+
+  it(`with ${MAX_STREAMS} streams open, a merge the credit pays for goes at once, with the smallest stream`, () => {
+    const next = plan(full(10, { credit: 90 }));
+    expect(next.kind).toBe('open');
+    if (next.kind !== 'open') return;
+    expect(names(next.replaces)).toEqual(['a']);
+    expect(next).toMatchObject({ added: 10, resent: 100, lists: ['resources'] });
+    expect(next.uris).toHaveLength(110);
+  });
+
+  it('a merge the credit does not pay for waits while new URIs keep coming, at most MAX_WAIT_MS', () => {
+    expect(plan(full(10, { credit: 89, waitedMs: 0, sinceNewestMs: 0 }))).toEqual({
+      kind: 'rest',
+      close: [],
+      retryInMs: QUIET_MS,
+    });
+    expect(plan(full(10, { waitedMs: MAX_WAIT_MS - 30, sinceNewestMs: 10 }))).toEqual({
+      kind: 'rest',
+      close: [],
+      retryInMs: 30,
+    });
+  });
+
+  it('after QUIET_MS without a new URI, the cheapest merge goes ahead', () => {
+    const next = plan(full(10, { waitedMs: QUIET_MS, sinceNewestMs: QUIET_MS }));
+    expect(next.kind === 'open' && names(next.replaces)).toEqual(['a']);
+  });
+
+  it('after MAX_WAIT_MS of growth, the merge also takes each next stream no bigger than what it merges', () => {
+    const [a, b, c] = [uris('a:', 100), uris('b:', 150), uris('c:', 400)];
+    const grown = (extra: number): Situation<Named> => ({
+      ...full(0),
+      streams: [stream('a', a, ['resources']), stream('b', b), stream('c', c)],
+      keep: new Set([...a, ...b, ...c, ...uris('new:', extra)]),
+      waitedMs: MAX_WAIT_MS,
+    });
+    // 60 new + a (100) = 160 ≥ 150: b goes too; 310 < 400: c stays.
+    const next = plan(grown(60));
+    expect(next.kind === 'open' && names(next.replaces)).toEqual(['a', 'b']);
+    const fewer = plan(grown(40));
+    expect(fewer.kind === 'open' && names(fewer.replaces)).toEqual(['a']);
+  });
+
+  it('a stream that keeps nothing wanted closes without a request; one that only carries lists is merged for free', () => {
+    const gone = stream('gone', uris('old:', 50));
+    const lists = stream('lists', [], ['resources']);
+    const kept = stream('kept', uris('k:', 3));
+    const next = plan({
+      streams: [gone, lists, kept],
+      keep: new Set([...uris('k:', 3), 'n:1']),
+      lists: new Set(['resources']),
+      credit: 0,
+      waitedMs: 0,
+      sinceNewestMs: 0,
+      settle: false,
+    });
+    expect(next).toMatchObject({
+      kind: 'open',
+      uris: ['n:1'],
+      lists: ['resources'],
+      resent: 0,
+    });
+    expect(names(next.close)).toEqual(['gone']);
+    expect(next.kind === 'open' && names(next.replaces)).toEqual(['lists']);
+  });
+
+  it('a released URI that retention keeps stays where it is; nothing is asked while nothing is new', () => {
+    const next = plan({ ...full(0), keep: new Set(uris('a:', 100)) });
+    // b and c keep nothing any more: they close; a still carries the lists.
+    expect(next.kind).toBe('rest');
+    expect(names(next.close)).toEqual(['b', 'c']);
+  });
+
+  it('settle: the streams become one with exactly what is kept and listed, unless one already is', () => {
+    const next = plan({ ...full(0), keep: new Set(uris('c:', 10)), settle: true });
+    expect(next).toMatchObject({ kind: 'open', uris: uris('c:', 10), lists: ['resources'] });
+    expect(next.kind === 'open' && names(next.replaces)).toEqual(['a', 'c']);
+    expect(names(next.close)).toEqual(['b']);
+
+    const one = stream('one', uris('c:', 10), ['resources']);
+    const exact = { ...full(0), streams: [one], keep: new Set(uris('c:', 10)), settle: true };
+    expect(plan(exact)).toEqual({ kind: 'rest', close: [] });
+  });
+});

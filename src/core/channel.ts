@@ -54,4 +54,42 @@ export function initialStatus(kind: StreamStatus['kind'], now: number): StreamSt
   };
 }
 
+/** Coverage that moved: what was gained and lost, and which gains reads were waiting for. */
+export interface CoverageChange {
+  gained: readonly string[];
+  lost: readonly string[];
+  listsGained: readonly NotifiedList[];
+  listsLost: readonly NotifiedList[];
+  /** Gained URIs and lists that reads were waiting for: those reads go out covered now (rule 4). */
+  awaited: { uris: ReadonlySet<string>; lists: ReadonlySet<NotifiedList> };
+}
+
+type CoverageDiff = {
+  gained: string[];
+  lost: string[];
+  listsGained: NotifiedList[];
+  listsLost: NotifiedList[];
+};
+
+/** What changed between two coverages, or undefined when nothing did. */
+export function coverageDiff(previous: Coverage, next: Coverage): CoverageDiff | undefined {
+  const gained = [...next.uris].filter((uri) => !previous.uris.has(uri));
+  const lost = [...previous.uris].filter((uri) => !next.uris.has(uri));
+  const listsGained = [...next.lists].filter((list) => !previous.lists.has(list));
+  const listsLost = [...previous.lists].filter((list) => !next.lists.has(list));
+  if (gained.length + lost.length + listsGained.length + listsLost.length === 0) return undefined;
+  return { gained, lost, listsGained, listsLost };
+}
+
+/** Whether a stream status differs from the previous one in anything an app is shown. */
+export function statusChanged(previous: StreamStatus, next: StreamStatus): boolean {
+  return (
+    next.state !== previous.state ||
+    next.kind !== previous.kind ||
+    next.attempt !== previous.attempt ||
+    next.note !== previous.note ||
+    next.lastError !== previous.lastError
+  );
+}
+
 export type { CloseReason };

@@ -1,6 +1,14 @@
 import type { Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { BackoffOptions } from './backoff';
-import { type ChangeChannel, type Coverage, initialStatus, noCoverage } from './channel';
+import {
+  type ChangeChannel,
+  type Coverage,
+  type CoverageChange,
+  coverageDiff,
+  initialStatus,
+  noCoverage,
+  statusChanged,
+} from './channel';
 import type { Clock } from './clock';
 import { installDispatcher, type NotificationSink } from './dispatcher';
 import { clip } from './errors';
@@ -15,22 +23,14 @@ import type { Retention } from './retention';
 import { SubscribeChannel } from './subscribeChannel';
 import { Waiters } from './waiters';
 
+export type { CoverageChange };
+
 /** What is wanted (the interest registry). */
 export interface Wanted {
   desire(): Desire;
   /** Whether `uri` is held or lingering. */
   wants(uri: string): boolean;
   wantsList(list: NotifiedList): boolean;
-}
-
-/** Coverage that moved: what was gained and lost, and which gains reads were waiting for. */
-export interface CoverageChange {
-  gained: readonly string[];
-  lost: readonly string[];
-  listsGained: readonly NotifiedList[];
-  listsLost: readonly NotifiedList[];
-  /** Gained URIs and lists that reads were waiting for: those reads go out covered now (rule 4). */
-  awaited: { uris: ReadonlySet<string>; lists: ReadonlySet<NotifiedList> };
 }
 
 /** Where a session's changes go (the cache bridge). */
@@ -80,13 +80,11 @@ const targetOf = (target: Target) =>
   'uri' in target ? `uri:${target.uri}` : `list:${target.list}`;
 
 /**
- * One connected client and everything that lives exactly as long as it: the
- * notification sink, the channel of its era, what the server covers, what
- * it declined, the stream status, and reads waiting to be covered. The
- * connection opens a session before the client's first request (so the sink
- * is in place, rule 1) and disposes it when the client is done with. Every
- * callback it hands out is bound to its lifetime (`signal`): once disposed,
- * nothing of it can reach the cache.
+ * One connected client and everything that lives exactly as long as it: the notification sink,
+ * the channel of its era, what the server covers, what it declined, the stream status, and reads
+ * waiting to be covered. The connection opens a session before the client's first request (so
+ * the sink is in place, rule 1) and disposes it when the client is done with. Every callback it
+ * hands out is bound to its lifetime (`signal`): once disposed, nothing of it reaches the cache.
  */
 export class Session {
   readonly client: Client;
@@ -320,19 +318,16 @@ export class Session {
   }
 
   #applyCoverage(next: Coverage): void {
-    const previous = this.#coverage;
-    const gained = [...next.uris].filter((uri) => !previous.uris.has(uri));
-    const lost = [...previous.uris].filter((uri) => !next.uris.has(uri));
-    const listsGained = [...next.lists].filter((list) => !previous.lists.has(list));
-    const listsLost = [...previous.lists].filter((list) => !next.lists.has(list));
-    if (gained.length + lost.length + listsGained.length + listsLost.length === 0) return;
+    const diff = coverageDiff(this.#coverage, next);
+    if (!diff) return;
     this.#coverage = next;
+    const { gained, lost, listsGained } = diff;
     const awaited = {
       uris: new Set(gained.filter((uri) => this.#awaiting.has(targetOf({ uri })))),
       lists: new Set(listsGained.filter((list) => this.#awaiting.has(targetOf({ list })))),
     };
     this.#host.emit({ type: 'coverage', acknowledged: gained, lost, lists: [...next.lists] });
-    this.#host.changes.coverageChanged({ gained, lost, listsGained, listsLost, awaited });
+    this.#host.changes.coverageChanged({ ...diff, awaited });
   }
 
   #setDeclined(next: ReadonlyMap<string, string>): void {
@@ -349,14 +344,6 @@ export class Session {
   #emitStatus(next: StreamStatus): void {
     const previous = this.#status;
     this.#status = next;
-    if (
-      next.state !== previous.state ||
-      next.kind !== previous.kind ||
-      next.attempt !== previous.attempt ||
-      next.note !== previous.note ||
-      next.lastError !== previous.lastError
-    ) {
-      this.#host.emit({ type: 'stream', status: next });
-    }
+    if (statusChanged(previous, next)) this.#host.emit({ type: 'stream', status: next });
   }
 }

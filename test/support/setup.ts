@@ -1,12 +1,13 @@
 /**
- * Vitest setup for every test file. testing-library's `waitFor` / `findBy*` give up after 1 s by
- * default: on a loaded 2-core machine a round trip to a real server can take longer, and a full
- * run beside a Chromium e2e failed eight React tests that way. They wait as long as
- * `eventually` does (test/support/wait.ts); a passing test is not slower for it.
+ * Vitest setup for every test file. Under jsdom, `eventually` (test/support/wait.ts) polls the way
+ * testing-library's own waits do: outside React's act() environment, so what a server sends
+ * renders as it would in an app, without act() warnings.
  */
-if (typeof document !== 'undefined') {
-  const { configure } = await import('@testing-library/react');
-  configure({ asyncUtilTimeout: 5000 });
-}
+import { wrapEventually } from './wait';
 
-export {};
+if (typeof document !== 'undefined') {
+  const { configure, getConfig } = await import('@testing-library/react');
+  // testing-library's `waitFor` / `findBy*` give up after 1 s by default: as long as `eventually`.
+  configure({ asyncUtilTimeout: 5000 });
+  wrapEventually((poll) => getConfig().asyncWrapper(poll));
+}

@@ -8,8 +8,8 @@
  */
 import { QueryClient as CoreQueryClient } from '@tanstack/query-core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   callTool,
   McpProvider,
@@ -36,7 +36,8 @@ import {
 } from '../servers';
 import { ERA_CASES } from '../support/eras';
 import { observeResource } from '../support/observe';
-import { eventually, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 const INBOX = 'secret://inbox';
 /** Where the authorization server sends the browser back; never fetched. */
@@ -46,7 +47,7 @@ const FAST = { initialDelayMs: 20, maxDelayMs: 100 };
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
-  await sleep(20); // a provider tears down on the next macrotask
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 
@@ -169,6 +170,9 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
   it('without a token the connection is unauthorized, names the URL, and is not retried', async () => {
     const { authServer, server } = await protectedServer(kind);
     const { provider, browser } = oauthProvider(server);
+    // Fake timers before connecting: a retry, had one been scheduled, would be on them.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    cleanups.push(() => vi.useRealTimers());
     const { sync } = connect(server, provider);
     await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
     expect(sync.getState().error?.message).toContain(server.url);
@@ -179,9 +183,12 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
     expect(authServer.stats()).toMatchObject({ registrations: 1, authorizations: 0 });
     const challenged = server.protection?.stats().challenged ?? 0;
     expect(challenged).toBeGreaterThan(0);
-    await sleep(300); // several backoff periods (FAST): nothing is tried while waiting for the user
-    expect(server.protection?.stats()).toMatchObject({ challenged, accepted: 0 });
+    // Nothing is tried while waiting for the user, however long: no attempt is scheduled (a
+    // backoff would say when), and none starts when many backoff periods have passed.
+    expect(sync.getState()).toMatchObject({ status: 'unauthorized', nextRetryAt: undefined });
+    await vi.advanceTimersByTimeAsync(FAST.maxDelayMs * 10);
     expect(sync.getState().status).toBe('unauthorized');
+    expect(server.protection?.stats()).toMatchObject({ challenged, accepted: 0 });
   });
 
   it('authorize() signs in and the connection resumes by itself; data loads', async () => {
@@ -391,10 +398,10 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     const { authServer, server } = await protectedServer(kind);
     const { provider } = oauthProvider(server);
     renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     expect(shown('error')).toContain(server.url);
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     expect(shown('status')).toBe('ready');
     expect(authServer.stats().authorizations).toBe(1);
   });
@@ -403,24 +410,24 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     const { authServer, server } = await protectedServer(kind);
     const { provider, browser } = oauthProvider(server);
     const { queryClient } = renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
 
     renders.length = 0;
     act(() => provider.signOut());
     // Signed out: alice's private data leaves the cache at once, and the screen with the next
     // render (TanStack notifies observers on its next tick).
     expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toBeUndefined();
-    await waitFor(() => expect(shown('inbox')).toBe('…'));
+    await eventually(() => expect(shown('inbox')).toBe('…'));
     // The re-read without a token is refused; the SDK starts a sign-in of its own for it (see
     // "a sign-in in progress survives a request refused meanwhile"): let that settle first.
-    await waitFor(() =>
+    await eventually(() =>
       expect(queryClient.getQueryState(mcpKeys.resource(INBOX))?.status).toBe('error'),
     );
     authServer.setUser('bob');
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("bob's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("bob's inbox"));
     expect(browser.errors).toEqual([]);
     expect(renders).not.toContain("alice's inbox");
     expect(provider.identity()).toBe('bob');
@@ -433,11 +440,11 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     const { server } = await protectedServer(kind);
     const { provider } = oauthProvider(server);
     renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     act(() => provider.signOut()); // the inbox is read again, without a token: 401
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
   });
 
   it("an explicit authContext wins over the provider's identity", async () => {
@@ -448,12 +455,16 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
       authProvider: provider,
       authContext: 'team-1',
     });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     renders.length = 0;
     act(() => provider.signOut());
-    await sleep(200); // the partition is the app's: nothing may be reset meanwhile
+    // The partition is the app's: nothing is reset, not even once the server refuses the next
+    // read for want of a token (so the sign-out has certainly been taken in).
+    act(() => server.resourceUpdated(INBOX));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
+    await idle(queryClient);
     expect(renders).not.toContain('…');
     expect(shown('inbox')).toBe("alice's inbox");
     expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toMatchObject({

@@ -744,12 +744,12 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
    */
   async function quiesce(): Promise<boolean> {
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-    const settled = () =>
+    const nothingPending = () =>
       eventually(() => expect(pending()).toEqual([]), {
         timeout: Math.max(0, deadline - Date.now()),
       });
     try {
-      await settled();
+      await nothingPending();
       const fence = diagnosticsOf(sync()).counters.listChanged;
       server.resourcesChanged();
       await eventually(
@@ -758,7 +758,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
           timeout: Math.max(0, deadline - Date.now()),
         },
       );
-      await settled();
+      await nothingPending();
       return true;
     } catch (error) {
       console.log(`chaos ${kind}: not settled: ${error instanceof Error ? error.message : error}`);

@@ -64,21 +64,3 @@ export function idle(queryClient: Fetching, options?: { timeout?: number }): Pro
     if (fetching > 0) throw new Error(`${fetching} queries still fetching`);
   }, options);
 }
-
-// Being replaced, file by file; gone by the end of issue 18.
-export const sleep = (ms: number) => new Promise<void>((resolve) => realSetTimeout(resolve, ms));
-export async function settled(probe: () => unknown, quietMs = 150, timeout = 5000): Promise<void> {
-  const deadline = now() + timeout;
-  let last = JSON.stringify(probe());
-  let since = now();
-  while (now() < deadline) {
-    await sleep(10);
-    const current = JSON.stringify(probe());
-    if (current !== last) {
-      last = current;
-      since = now();
-    } else if (now() - since >= quietMs) {
-      return;
-    }
-  }
-}

@@ -314,7 +314,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     offline = !online;
     window.dispatchEvent(new Event(online ? 'online' : 'offline'));
   };
-  let flapTimer: ReturnType<typeof setTimeout> | undefined;
+  let flapTimer: NodeJS.Timeout | number | undefined;
   const backOnline = () => {
     clearTimeout(flapTimer);
     flapTimer = undefined;
@@ -497,6 +497,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
             // The lost stream, the read cut with it, and TanStack's refetch-on-reconnect of
             // whatever was stale.
             connectionFault(3);
+            // biome-ignore lint/style/noRestrictedGlobals: the workload: the network is back after downMs
             flapTimer = setTimeout(backOnline, downMs);
             break;
           }
@@ -805,5 +806,6 @@ function sameList(a: string[], b: string[]): boolean {
  * the test does to the client, never a wait for something it does.
  */
 function pace(ms: number): Promise<void> {
+  // biome-ignore lint/style/noRestrictedGlobals: the workload's timing, not a wait
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -85,6 +85,7 @@ function Viewer({ probe }: { probe: Probe }) {
 function Ticker({ probe }: { probe: Probe }) {
   const [count, setCount] = useState(0);
   useEffect(() => {
+    // biome-ignore lint/style/noRestrictedGlobals: the app's own ticking UI, the flood's witness
     const timer = setInterval(() => setCount((n) => n + 1), TICK_MS);
     return () => clearInterval(timer);
   }, []);

@@ -12,6 +12,7 @@ import {
   resourceQueryOptions,
   useMcp,
   useResource,
+  useResourceList,
   useSuspenseResource,
 } from '../../src';
 import { McpDevtools } from '../../src/devtools';
@@ -239,6 +240,39 @@ describe('several servers in one app', () => {
       contents: [{ text: 'from a' }],
     });
     queryClient.clear();
+  });
+});
+
+function ListedUris() {
+  const list = useResourceList();
+  return <div data-testid="listed">{list.data?.map((resource) => resource.uri).join(' ')}</div>;
+}
+
+// useResourceList promises every page. In the matrix's suites, so both ends of the client range
+// (the SDK walks the pages when asked without a cursor) show it.
+describe.each(ERA_CASES)('a $kind server that lists in pages', ({ kind }) => {
+  it('useResourceList reads every page, once', async () => {
+    const server = await start(kind, { pageSize: 2 });
+    const uris = ['page://1', 'page://2', 'page://3', 'page://4', 'page://5'];
+    for (const uri of uris) server.store.upsert(text(uri, uri));
+    const queryClient = new QueryClient();
+    try {
+      render(
+        <QueryClientProvider client={queryClient}>
+          <McpProvider url={server.url} lingerMs={20}>
+            <ListedUris />
+          </McpProvider>
+        </QueryClientProvider>,
+      );
+      await eventually(() => expect(screen.getByTestId('listed').textContent).toBe(uris.join(' ')));
+      await idle(queryClient);
+      expect(server.counters().listRequests).toBe(3); // pages of 2, 2 and 1
+    } finally {
+      cleanup();
+      await disposeSyncs();
+      queryClient.clear();
+      await server.close();
+    }
   });
 });
 

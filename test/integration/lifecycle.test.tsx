@@ -213,7 +213,9 @@ describe.each(ERA_CASES)('the end of a connection ($kind)', ({ kind }) => {
       if (k === 0) onArrival?.();
       await unmounted;
     }
-    await eventually(() => nothingLeft(server, tamper), { timeout: 10_000 });
+    // Every provider's teardown, complete (its session ended on the server), then its sockets.
+    await disposeSyncs();
+    await eventually(() => nothingLeft(server, tamper));
   });
 });
 

@@ -221,7 +221,12 @@ export async function updateRoundRobin(
     const start = performance.now();
     instances[instance]?.handler.notify.resourceUpdated(uri);
     if (mayMiss) await deployment.fence();
-    else await eventually(() => expect(arrival.at(), `the update of ${uri}`).toBeDefined());
+    else {
+      // Polled every millisecond: the wait itself must not add to the next sample.
+      await eventually(() => expect(arrival.at(), `the update of ${uri}`).toBeDefined(), {
+        interval: 1,
+      });
+    }
     const at = arrival.at();
     arrival.cancel();
     samples.push({ instance, uri, latencyMs: at === undefined ? undefined : at - start });

@@ -55,7 +55,7 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
     const { provider, browser } = oauthProvider(server);
     // Fake timers before connecting: a retry, had one been scheduled, would be on them.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    cleanups.push(() => vi.useRealTimers());
+    atEnd(() => vi.useRealTimers());
     const { sync } = connect(server, provider);
     await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
     expect(sync.getState().error?.message).toContain(server.url);

@@ -7,12 +7,15 @@
  * `npm ci` just made): `npm install` of the row's versions into the copy, then
  *  - the consumer app's `tsc` (skipLibCheck false, with the package's type tests) against the
  *    packed package's .d.ts and the row's @types, and
- *  - the React integration tests (test/integration/react + features, real servers, both eras)
- *    and the Redis event bus tests (the optional `redis` peer; needs redis-server).
+ *  - the React integration tests (test/integration/react + features, real servers built on the
+ *    row's @modelcontextprotocol/server, both eras), the Redis event bus tests (the optional
+ *    `redis` peer; needs redis-server) and the scale-out tests (`mcp-react-query/server` inside
+ *    the row's `createMcpHandler`).
  *
  * `lowest` pins what the peer ranges claim as their floor; `newest` takes the newest release
- * of each major the ranges allow, so a new release that breaks the package fails CI before a
- * user meets it. The versions that actually ran are printed from the installed packages.
+ * of the newest major the ranges allow, and `newest-of-older-majors` the newest React 18 and
+ * redis 5 (the ranges that span two majors), so every range is tested at both ends and a new
+ * release that breaks the package fails CI before a user meets it. The versions that actually ran are printed from the installed packages.
  * `--with` adds or overrides packages of the selected rows (e.g. to probe a lower floor).
  */
 import {
@@ -31,14 +34,15 @@ import { CheckFailed, main, must, ROOT, run, seconds } from './lib/run.mjs';
 
 export const ROWS = {
   lowest: {
-    react: '18.3.1',
-    'react-dom': '18.3.1',
+    react: '18.3.0',
+    'react-dom': '18.3.0',
     '@types/react': '18.3.32',
     '@types/react-dom': '18.3.7',
     // 5.66.0 added QueryFunctionContext.client, which the query function routes by.
     '@tanstack/react-query': '5.66.0',
     '@tanstack/query-core': '5.66.0',
     '@modelcontextprotocol/client': '2.0.0',
+    '@modelcontextprotocol/server': '2.4.0',
     // 5.0.0 lacks RESP_TYPES, which the bus tests use to check a Buffer-mapping client.
     redis: '5.1.0',
   },
@@ -50,7 +54,20 @@ export const ROWS = {
     '@tanstack/react-query': '^5',
     '@tanstack/query-core': '^5',
     '@modelcontextprotocol/client': '^2',
+    '@modelcontextprotocol/server': '^2',
     redis: '^6',
+  },
+  // The ranges that span two majors end twice: React 18 and redis 5 at their newest.
+  'newest-of-older-majors': {
+    react: '^18',
+    'react-dom': '^18',
+    '@types/react': '^18',
+    '@types/react-dom': '^18',
+    '@tanstack/react-query': '^5',
+    '@tanstack/query-core': '^5',
+    '@modelcontextprotocol/client': '^2',
+    '@modelcontextprotocol/server': '^2',
+    redis: '^5',
   },
 };
 
@@ -68,6 +85,8 @@ const TESTS = [
   'test/integration/react.test.tsx',
   'test/integration/features.test.tsx',
   'test/scale/redisEventBus.test.ts',
+  // mcp-react-query/server inside @modelcontextprotocol/server's createMcpHandler.
+  'test/scale/scaleOut.test.ts',
 ];
 
 function parseArgs(argv) {

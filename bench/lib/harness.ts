@@ -1,4 +1,5 @@
 import { type ServerKind, startServer, type TestServer } from '../../test/servers';
+import { eventually } from '../../test/support/wait';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -20,21 +21,27 @@ export function serverText(server: TestServer, uri: string): string | undefined 
   return server.store.get(uri)?.text;
 }
 
-/** Polls until `check()` is true; false if `timeoutMs` passed first. */
+/**
+ * Until `check()` is true (test/support/wait.ts's `eventually`, polling every `intervalMs`);
+ * false if `timeoutMs` passed first: a benchmark records a timeout rather than failing on it.
+ */
 export async function until(
   check: () => boolean,
   timeoutMs: number,
   intervalMs = 5,
 ): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) return false;
-    await sleep(intervalMs);
+  try {
+    await eventually(check, { timeout: timeoutMs, interval: intervalMs });
+    return true;
+  } catch {
+    return false;
   }
-  return true;
 }
 
-/** Resolves once `probe()` has not changed for `quietMs` (or after `timeoutMs`). */
+/**
+ * Resolves once `probe()` has not changed for `quietMs` (or after `timeoutMs`): the benchmark's
+ * one quiet period, where its protocol (bench/README.md) settles a phase before measuring it.
+ */
 export async function quiet(probe: () => unknown, quietMs = 100, timeoutMs = 30_000) {
   const deadline = performance.now() + timeoutMs;
   let last = JSON.stringify(probe());

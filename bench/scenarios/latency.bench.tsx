@@ -4,7 +4,7 @@ import type { ServerKind } from '../../test/servers';
 import { LATENCY_KINDS, OUR_OPTIONS, SEED, SIZES } from '../lib/config';
 import { type MountedViews, mountViews } from '../lib/dom';
 import { RawFloor } from '../lib/floor';
-import { elapsed, quiet, sleep, startBenchServer, until, uriOf } from '../lib/harness';
+import { elapsed, quiet, serverText, sleep, startBenchServer, until, uriOf } from '../lib/harness';
 import { IMPL_NAMES, type ImplInstance, type ImplName, startImpl } from '../lib/impls';
 import { Prng } from '../lib/prng';
 import { ReadTimer } from '../lib/readTimer';
@@ -82,6 +82,7 @@ async function runLatency(kind: ServerKind) {
     CONTENDERS.map((c) => [c, { beforeRead: [], read: [], afterRead: [] }]),
   );
   let timeouts = 0;
+  let ourTimeouts = 0;
   for (let i = 0; i < size.warmup + size.samples; i++) {
     // Interleaved in a random order, so drift in machine load hits everyone alike.
     for (const contender of random.shuffle(CONTENDERS)) {
@@ -91,8 +92,10 @@ async function runLatency(kind: ServerKind) {
       const sent = performance.now();
       server.setText(rig.uri, text);
       const at = await shown;
-      if (at === undefined) timeouts += 1;
-      else if (i >= size.warmup) {
+      if (at === undefined) {
+        timeouts += 1;
+        if (contender === 'ours') ourTimeouts += 1;
+      } else if (i >= size.warmup) {
         samples.get(contender)?.push(at - sent);
         const read = rig.timer?.firstAfter(sent);
         const phase = phases.get(contender) as Phases;
@@ -106,6 +109,11 @@ async function runLatency(kind: ServerKind) {
       await sleep(1);
     }
   }
+  // Ours shows the last update: an update never shown, or a final stale view, is a mismatch.
+  const oursIndex = CONTENDERS.indexOf('ours');
+  const oursUri = (rigs.get('ours') as Rig).uri;
+  const finalStale = tracker.text(oursIndex) === serverText(server, oursUri) ? 0 : 1;
+  const ourMismatches = ourTimeouts + finalStale;
   for (const rig of rigs.values()) await rig.close();
   await server.close();
   const summaries = Object.fromEntries(
@@ -124,7 +132,7 @@ async function runLatency(kind: ServerKind) {
       ];
     }),
   ) as Partial<Record<Contender, Record<keyof Phases, Summary>>>;
-  return { summaries, breakdown, timeouts };
+  return { summaries, breakdown, timeouts, ourMismatches };
 }
 
 /** Where one sample's time went, split at the read's HTTP exchange. */
@@ -143,9 +151,12 @@ it('latency: one update on a quiet system, notification → component shows it',
   const results: Record<string, unknown> = {};
   const tables: Table[] = [];
   const targets: Target[] = [];
+  let ourMismatches = 0;
   for (const kind of LATENCY_KINDS) {
     const runStart = performance.now();
-    const { summaries, breakdown, timeouts } = await runLatency(kind);
+    const run = await runLatency(kind);
+    const { summaries, breakdown, timeouts } = run;
+    ourMismatches += run.ourMismatches;
     console.log(`latency ${kind}: ${elapsed(runStart)} ms`);
     const floor = summaries['raw-sdk'];
     const ratios = Object.fromEntries(
@@ -222,6 +233,6 @@ it('latency: one update on a quiet system, notification → component shows it',
     results,
     tables,
     targets,
-    ourMismatches: 0,
+    ourMismatches,
   });
 });

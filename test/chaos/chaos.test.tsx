@@ -11,6 +11,7 @@
  * replays a run's operation sequence (the interleaving with network timing cannot be frozen,
  * so a timing-dependent failure may need a few replays). `CHAOS_OPS=<n>` makes a run longer.
  */
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render } from '@testing-library/react';
 import { StrictMode, useContext, useEffect, useSyncExternalStore } from 'react';
@@ -20,6 +21,7 @@ import {
   McpCacheSync,
   type McpEvent,
   McpProvider,
+  mcpKeys,
   useMcpEvents,
   useResource,
   useResourceList,
@@ -27,14 +29,21 @@ import {
 import { McpContext } from '../../src/react/context';
 import { type ServerKind, type StoredResource, startServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
-import { sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually } from '../support/wait';
 import { chaosSeed, createRng, type Rng } from './prng';
 
 const SEED = chaosSeed(20260728);
 const OPS = Number(process.env.CHAOS_OPS ?? 200);
-// A loaded CI machine stretches every sleep; past this the run stops early. What ran is still a
-// prefix of the seed's sequence, so a replay goes through the same operations.
-const CHAOS_MAX_MS = Number(process.env.CHAOS_MAX_MS ?? 6000);
+// A loaded machine stretches every pause; past this the run stops early (what ran is still a
+// prefix of the seed's sequence, so a replay goes through the same operations). A run cut to
+// fewer than half its operations tested too little to pass.
+const CHAOS_MAX_MS = Number(process.env.CHAOS_MAX_MS ?? 30_000);
+const MIN_OPS = Math.ceil(OPS / 2);
+// A run that injected fewer faults than this of a kind did not test what it claims. (Driver
+// faults follow from the seed; 100 operations draw about 9 connection faults and 10 bursts and
+// duplicates, and the reads they cause meet about one injected failure in five.)
+const MIN_FAULTS = { connection: 3, read: 3, notification: 3 };
 // `CHAOS_TRACE=<uri>` prints that URI's timeline (faults, driver ops, events) at the end.
 const TRACE = process.env.CHAOS_TRACE;
 const KINDS: ServerKind[] = ['modern', 'legacy-v2', 'legacy-v1'];
@@ -46,9 +55,6 @@ const POOL = [...BASE_URIS, ...SPARE_URIS];
 
 const LINGER_MS = 100;
 const RECONNECT = { initialDelayMs: 20, maxDelayMs: 300 };
-// Longer than the reconnect cap and the linger together: a quiet window of this length cannot
-// hide a pending re-listen, a pending retry or a pending release.
-const QUIET_MS = 600;
 const SETTLE_TIMEOUT_MS = 15_000;
 const READ_FAILURE_RATE = 0.2;
 // Transient failures only. A fetch whose retries are all used up ends in an error state by
@@ -310,7 +316,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     offline = !online;
     window.dispatchEvent(new Event(online ? 'online' : 'offline'));
   };
-  let flapTimer: ReturnType<typeof setTimeout> | undefined;
+  let flapTimer: NodeJS.Timeout | number | undefined;
   const backOnline = () => {
     clearTimeout(flapTimer);
     flapTimer = undefined;
@@ -339,7 +345,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     }
     if (slow) {
       fault('slow-read', uri);
-      await sleep(delay);
+      await pace(delay);
     }
   });
 
@@ -372,7 +378,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
   };
 
   try {
-    await waitUntil(() => tap.sync?.getState().status === 'ready', 10_000);
+    await eventually(() => expect(tap.sync?.getState().status).toBe('ready'), { timeout: 10_000 });
 
     // ── chaos ──────────────────────────────────────────────────────────────
     const present = () => store.list().map((r) => r.uri);
@@ -385,7 +391,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     const started = Date.now();
     let ops = 0;
     for (; ops < OPS && Date.now() - started < CHAOS_MAX_MS; ops++) {
-      await sleep(rng.int(0, 25));
+      await pace(rng.int(0, 25));
       let op: Op = rng.weighted(WEIGHTS);
       const { viewers, list } = scene.get();
       if (op === 'mount' && viewers.length >= 60) op = 'unmount';
@@ -493,6 +499,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
             // The lost stream, the read cut with it, and TanStack's refetch-on-reconnect of
             // whatever was stale.
             connectionFault(3);
+            // biome-ignore lint/style/noRestrictedGlobals: the workload: the network is back after downMs
             flapTimer = setTimeout(backOnline, downMs);
             break;
           }
@@ -531,6 +538,19 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
 
     const problems: string[] = [...opErrors.map((e) => `driver op threw: ${e}`)];
     if (!quiet) problems.push(`did not settle within ${SETTLE_TIMEOUT_MS} ms`);
+    if (ops < MIN_OPS) {
+      problems.push(`ran ${ops} of ${OPS} operations within ${CHAOS_MAX_MS} ms (< ${MIN_OPS})`);
+    }
+    const injected = (...kinds: FaultKind[]) => faults.filter((f) => kinds.includes(f.kind)).length;
+    const injectedByClass = {
+      connection: injected('drop', 'flap', 'restart', 'graceful-restart'),
+      read: injected('read-failure'),
+      notification: injected('burst', 'duplicate'),
+    };
+    for (const [name, minimum] of Object.entries(MIN_FAULTS)) {
+      const count = injectedByClass[name as keyof typeof MIN_FAULTS];
+      if (count < minimum) problems.push(`only ${count} ${name} faults injected (< ${minimum})`);
+    }
     const state = sync().getState();
     const diagnostics = diagnosticsOf(sync());
     if (state.status !== 'ready') problems.push(`status is ${state.status}`);
@@ -548,9 +568,9 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     // acknowledged filter; on legacy the union over live sessions (see LEGACY_ABANDONS_SESSIONS).
     // The live legacy session is also checked by behaviour below.
     const mountedUris = [...new Set(scene.get().viewers.map((slot) => slot.uri))].sort();
-    // An unsubscribe sent just before the quiet period ended may still be on its way (a loaded
+    // An unsubscribe sent just before the client settled may still be on its way (a loaded
     // machine): wait for it, bounded. A subscription nobody releases never converges.
-    await waitUntil(() => sameList(server.subscribedUris(), mountedUris), 5000).catch(() => {});
+    await eventually(() => sameList(server.subscribedUris(), mountedUris)).catch(() => {});
     const subscribed = server.subscribedUris();
     const orphaned = subscribed.filter((uri) => !mountedUris.includes(uri));
     const exact = kind === 'modern' || !LEGACY_ABANDONS_SESSIONS || dropsSinceRestart === 0;
@@ -637,11 +657,9 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     const keep = scene.get().viewers.filter(() => rng.chance(0.5));
     const keptUris = [...new Set(keep.map((slot) => slot.uri))].sort();
     scene.set({ viewers: keep, list: false });
-    await sleep(LINGER_MS);
     expect(await quiesce()).toBe(true);
-    // Unsubscribes are deferred (narrowing) and can trail the quiet period on a loaded machine.
-    if (exact)
-      await waitUntil(() => sameList(server.subscribedUris(), keptUris), 5000).catch(() => {});
+    // Unsubscribes are deferred (narrowing) and can trail the client's settling.
+    if (exact) await eventually(() => sameList(server.subscribedUris(), keptUris)).catch(() => {});
     if (exact) expect(server.subscribedUris()).toEqual(keptUris);
     const held = diagnosticsOf(sync())
       .resources.filter((r) => r.subscribed)
@@ -654,20 +672,14 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     const closing = sync();
     view.unmount();
     unmounted = true;
-    await waitUntil(() => closing.getState().status === 'closed', 5000);
-    await waitUntil(() => server.openStreams() === 0, 5000);
+    await disposeSyncs(); // the provider's teardown, complete: transport closed, session ended
+    expect(closing.getState().status).toBe('closed');
     expect(diagnosticsOf(closing).stream.state).toBe('closed');
-    if (exact) {
-      // Ending a 2025 session (DELETE) is asynchronous; the modern stream is simply gone.
-      await waitUntil(() => server.subscribedUris().length === 0, 5000).catch(() => {
-        expect(server.subscribedUris()).toEqual([]);
-      });
-    }
-    // Nothing left running: no reconnect timer, retry or read reaches the server afterwards.
-    const frozen = JSON.stringify([server.counters(), store.reads()]);
-    await sleep(RECONNECT.maxDelayMs * 2);
-    expect(JSON.stringify([server.counters(), store.reads()])).toBe(frozen);
-    expect(server.openStreams()).toBe(0);
+    await eventually(() => expect(server.openStreams()).toBe(0));
+    if (exact) await eventually(() => expect(server.subscribedUris()).toEqual([]));
+    // Nothing left to run: no reconnect, re-listen or retry is scheduled, no read in flight.
+    expect(closing.getState().nextRetryAt).toBeUndefined();
+    expect(diagnosticsOf(closing).stream.nextRetryAt).toBeUndefined();
     expect(queryClient.isFetching()).toBe(0);
   } finally {
     clearTimeout(flapTimer);
@@ -675,6 +687,7 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     delete (window.navigator as { onLine?: boolean }).onLine;
     store.onRead(undefined);
     if (!unmounted) view.unmount();
+    await disposeSyncs();
     queryClient.clear();
     await server.close();
   }
@@ -728,43 +741,63 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
     return out;
   }
 
-  /** Waits until nothing observable has changed for QUIET_MS and the connection is healthy. */
+  /**
+   * Waits until the client has nothing pending, then until it has handled everything the server
+   * sent: a resource list_changed goes out after all of it on the same stream, and once the
+   * client has counted that, whatever came before has been handled too (and its reads started).
+   * Then nothing pending again. False if that takes longer than SETTLE_TIMEOUT_MS.
+   */
   async function quiesce(): Promise<boolean> {
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-    const probe = () =>
-      JSON.stringify([
-        store.reads(),
-        server.counters(),
-        server.openStreams(),
-        server.subscribedUris(),
-        queryClient.isFetching(),
-        tap.sync?.getState().status,
-        diagnosticsOf(tap.sync)?.stream.state,
-        // Retained URIs are let go all at once when the idle timer fires: the unsubscribes go
-        // out then, and the quiet period starts over.
-        diagnosticsOf(tap.sync)?.retained,
-        container.innerHTML,
-      ]);
-    let last = probe();
-    let since = Date.now();
-    while (Date.now() < deadline) {
-      await sleep(25);
-      const now = probe();
-      if (now !== last) {
-        last = now;
-        since = Date.now();
-        continue;
-      }
-      const diagnostics = diagnosticsOf(tap.sync);
-      const healthy =
-        tap.sync?.getState().status === 'ready' &&
-        diagnostics?.stream.state === 'open' &&
-        queryClient.isFetching() === 0 &&
-        // Let-go subscriptions are released 10 quiet linger periods later: wait for that too.
-        diagnostics.retained === 0;
-      if (healthy && Date.now() - since >= QUIET_MS) return true;
+    const nothingPending = () =>
+      eventually(() => expect(pending()).toEqual([]), {
+        timeout: Math.max(0, deadline - Date.now()),
+      });
+    try {
+      await nothingPending();
+      const fence = diagnosticsOf(sync()).counters.listChanged;
+      server.resourcesChanged();
+      await eventually(
+        () => expect(diagnosticsOf(sync()).counters.listChanged).toBeGreaterThan(fence),
+        {
+          timeout: Math.max(0, deadline - Date.now()),
+        },
+      );
+      await nothingPending();
+      return true;
+    } catch (error) {
+      console.log(`chaos ${kind}: not settled: ${error instanceof Error ? error.message : error}`);
+      return false;
     }
-    return false;
+  }
+
+  /** What the client still has going: empty once it is connected, covered and idle. */
+  function pending(): string[] {
+    const out: string[] = [];
+    const current = tap.sync;
+    if (!current) return ['no provider'];
+    const status = current.getState().status;
+    if (status !== 'ready') out.push(`status ${status}`);
+    const diagnostics = diagnosticsOf(current);
+    if (diagnostics.stream.state !== 'open') out.push(`stream ${diagnostics.stream.state}`);
+    if (queryClient.isFetching() > 0) out.push(`${queryClient.isFetching()} fetching`);
+    // Released URIs linger, then stay subscribed (retained) until ten quiet linger periods pass.
+    for (const r of diagnostics.resources) {
+      if (r.refs === 0) out.push(`${r.uri} lingering`);
+      else if (!r.acknowledged && r.declined === undefined) out.push(`${r.uri} not covered yet`);
+    }
+    if (diagnostics.retained > 0) out.push(`${diagnostics.retained} retained`);
+    if (offline) out.push('offline');
+    // React has rendered what the cache holds (it commits a moment after the cache changes).
+    for (const shown of shownViewers(container)) {
+      const state = queryClient.getQueryState(mcpKeys.resource(shown.uri));
+      const content = (state?.data as ReadResourceResult | undefined)?.contents[0];
+      const cached = content && 'text' in content ? content.text : '';
+      if (shown.text !== cached || shown.status !== state?.status || shown.fetching !== 'false') {
+        out.push(`${shown.uri} not rendered yet`);
+      }
+    }
+    return out;
   }
 }
 
@@ -772,10 +805,11 @@ function sameList(a: string[], b: string[]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(20);
-  }
+/**
+ * The workload's own rhythm (random gaps between operations, a slow read on the server): what
+ * the test does to the client, never a wait for something it does.
+ */
+function pace(ms: number): Promise<void> {
+  // biome-ignore lint/style/noRestrictedGlobals: the workload's timing, not a wait
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

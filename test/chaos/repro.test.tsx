@@ -4,12 +4,14 @@
  * chaos observation it comes from and now guards its fix.
  */
 import { focusManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isNotFound, McpProvider, mcpKeys, useResource, useResourceList } from '../../src';
 import { type ServerKind, startServer, type TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { text } from '../support/eras';
-import { eventually, settled, sleep } from '../support/wait';
+import { disposeSyncs, mountedSync } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 const URI = 'doc://a';
 const RECONNECT = { initialDelayMs: 20, maxDelayMs: 300 };
@@ -32,7 +34,7 @@ let queryClient: QueryClient;
 
 afterEach(async () => {
   cleanup();
-  await sleep(20);
+  await disposeSyncs();
   queryClient.clear();
   await server.close();
 });
@@ -48,6 +50,18 @@ function app(ui: React.ReactNode) {
 }
 
 const renderApp = (ui: React.ReactNode) => render(app(ui));
+
+/** The provider is connected, its stream open, URI covered, and nothing is being read. */
+async function covered() {
+  await eventually(() =>
+    expect(diagnosticsOf(mountedSync())).toMatchObject({
+      status: 'ready',
+      stream: { state: 'open' },
+      resources: [{ uri: URI, acknowledged: true }],
+    }),
+  );
+  await idle(queryClient);
+}
 
 describe.each<ServerKind>(['modern', 'legacy-v2'])('a resource that comes back (%s)', (kind) => {
   beforeEach(async () => {
@@ -69,11 +83,13 @@ describe.each<ServerKind>(['modern', 'legacy-v2'])('a resource that comes back (
         <List />
       </>,
     );
-    await waitFor(() => expect(screen.getByTestId(URI).textContent).toBe('|error|not-found'));
-    await waitFor(() => expect(screen.getByTestId('list').textContent).toBe('doc://other'));
+    await eventually(() => expect(screen.getByTestId(URI).textContent).toBe('|error|not-found'));
+    await eventually(() => expect(screen.getByTestId('list').textContent).toBe('doc://other'));
     server.addResource(text(URI, 'created'));
-    await waitFor(() => expect(screen.getByTestId('list').textContent).toBe(`doc://other,${URI}`));
-    await waitFor(() => expect(screen.getByTestId(URI).textContent).toBe('created|success|'), {
+    await eventually(() =>
+      expect(screen.getByTestId('list').textContent).toBe(`doc://other,${URI}`),
+    );
+    await eventually(() => expect(screen.getByTestId(URI).textContent).toBe('created|success|'), {
       timeout: 1000,
     });
   });
@@ -95,12 +111,12 @@ describe('legacy sessions the client is done with', () => {
   // session is not lost, only its stream.
   it('are ended on the server after a reconnect', async () => {
     const view = renderApp(<Viewer uri={URI} />);
-    await waitFor(() => expect(screen.getByTestId(URI).textContent).toBe('v1|success|'));
+    await eventually(() => expect(screen.getByTestId(URI).textContent).toBe('v1|success|'));
     await eventually(() => expect(server.subscribedUris()).toEqual([URI]));
     server.dropStreams();
     await eventually(() => expect(server.openStreams()).toBe(1));
-    await waitFor(() => expect(screen.getByTestId(URI).textContent).toBe('v1|success|'));
-    await settled(() => server.counters());
+    await eventually(() => expect(screen.getByTestId(URI).textContent).toBe('v1|success|'));
+    await covered();
     // The live session unsubscribes once nothing shows the URI; the abandoned one never does.
     view.rerender(app(null));
     // Let go after the linger and the narrowing delay (10 linger periods).
@@ -111,11 +127,11 @@ describe('legacy sessions the client is done with', () => {
   // kept as a guard.
   it('are ended on the server when the provider unmounts', async () => {
     const view = renderApp(<Viewer uri={URI} />);
-    await waitFor(() => expect(screen.getByTestId(URI).textContent).toBe('v1|success|'));
+    await eventually(() => expect(screen.getByTestId(URI).textContent).toBe('v1|success|'));
     await eventually(() => expect(server.subscribedUris()).toEqual([URI]));
     view.unmount();
-    await eventually(() => expect(server.openStreams()).toBe(0));
-    await sleep(100);
+    await disposeSyncs(); // the provider's teardown, complete
+    expect(server.openStreams()).toBe(0);
     expect(server.subscribedUris()).toEqual([]);
   });
 });
@@ -135,9 +151,9 @@ describe.each<ServerKind>(['modern', 'legacy-v2'])('a re-read that fails for goo
 
   async function loaded() {
     const view = renderApp(<Viewer uri={URI} />);
-    await waitFor(() => expect(screen.getByTestId(URI).textContent).toBe('v1|success|'));
+    await eventually(() => expect(screen.getByTestId(URI).textContent).toBe('v1|success|'));
     await eventually(() => expect(server.subscribedUris()).toEqual([URI]));
-    await settled(() => server.store.reads());
+    await covered();
     return view;
   }
 
@@ -162,7 +178,7 @@ describe.each<ServerKind>(['modern', 'legacy-v2'])('a re-read that fails for goo
       expect(queryClient.getQueryState(mcpKeys.resource(URI))?.fetchFailureCount).toBe(1),
     );
     server.dropStreams(); // re-established well within one retry delay
-    await waitFor(() => expect(screen.getByTestId(URI).textContent).toBe('v1|error|error'), {
+    await eventually(() => expect(screen.getByTestId(URI).textContent).toBe('v1|error|error'), {
       timeout: 3000,
     });
     failing = false;
@@ -170,7 +186,7 @@ describe.each<ServerKind>(['modern', 'legacy-v2'])('a re-read that fails for goo
       focusManager.setFocused(false);
       focusManager.setFocused(true);
     });
-    await waitFor(() => expect(screen.getByTestId(URI).textContent).toBe('v2|success|'), {
+    await eventually(() => expect(screen.getByTestId(URI).textContent).toBe('v2|success|'), {
       timeout: 1000,
     });
   });

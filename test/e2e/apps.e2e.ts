@@ -15,8 +15,7 @@
  */
 import type { Frame, Page, Request } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENDPOINT_IDS, EXAMPLE_APPS, TOOLS } from '../../playground/shared/demo';
-import { settled } from '../support/wait';
+import { ENDPOINT_IDS, EXAMPLE_APPS, TOOLS, URIS } from '../../playground/shared/demo';
 import { Dashboard, DemoServer, until } from './dashboard';
 import { startedForFile } from './harness';
 
@@ -104,9 +103,18 @@ describe.each(ENDPOINT_IDS)('the demo app view on the %s endpoint', (endpoint) =
       () => frame.evaluate((element) => (element as HTMLElement).style.height),
       (height) => height === `${wanted}px`,
     );
-    await settled(() => demo.counterReads(), 500, 10_000);
+    // Every read the page will make of it is made: the server covers it (an acknowledgement may
+    // re-read), the host panel is not reading, and the view has had its one read from the host.
+    await until(
+      'the counter to be acknowledged',
+      () => ui.diagnosticsCell(URIS.counter, 'acknowledged').textContent(),
+      (t) => t === 'yes',
+    );
+    await ui.panelIdle('panel-counter');
+    expect(await view.locator('body').getAttribute('data-reads')).toBe('1');
     expect((await demo.counterReads()) - readsBefore).toBe(1);
 
+    const notified = await ui.uriCount(URIS.counter, 'notifications');
     const next = String(await demo.increment());
     await until(
       'the view to follow the change',
@@ -118,8 +126,14 @@ describe.each(ENDPOINT_IDS)('the demo app view on the %s endpoint', (endpoint) =
       () => ui.panelText('panel-counter'),
       (t) => t === next,
     );
-    // One re-read for the change, shared; then quiet: neither the host nor the view polls.
-    await settled(() => demo.counterReads(), 1000, 10_000);
+    // One re-read for the change, shared: the page handled its one notification, the host panel
+    // is not reading, and the view's second read came from the host.
+    await until(
+      'the notification counted',
+      () => ui.uriCount(URIS.counter, 'notifications'),
+      (n) => n === notified + 1,
+    );
+    await ui.panelIdle('panel-counter');
     expect((await demo.counterReads()) - readsBefore).toBe(2);
     expect(await text(view, '#status')).toBe(
       'live: subscribed, 2 reads from the host, 1 update, no polling',
@@ -178,22 +192,37 @@ describe('isolation in Chromium', () => {
     const view = await viewFrame(page, 'tool-app-view');
     const calls = recordCalls(page, 'tools/call');
     const before = calls.length;
-    await view.evaluate((tool) => {
-      const call = (id: number) => ({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { name: tool, arguments: { via: id === 1 ? 'top' : 'proxy' } },
-      });
-      window.top?.postMessage(call(1), '*'); // past the proxy: wrong source
-      window.parent.postMessage(call(2), '*'); // the proper way
-    }, 'check_links');
+    // The answers to the proxied call and to a ping after it: by then the host has handled the
+    // message posted to it directly, which reached it first (it took no detour through a proxy).
+    const answered = await view.evaluate(
+      (tool) =>
+        new Promise<number[]>((resolve) => {
+          const seen: number[] = [];
+          window.addEventListener('message', (event) => {
+            const { id } = event.data ?? {};
+            if (typeof id !== 'number') return;
+            seen.push(id);
+            if (seen.includes(2) && seen.includes(3)) resolve(seen.sort());
+          });
+          const call = (id: number) => ({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: tool, arguments: { via: id === 1 ? 'top' : 'proxy' } },
+          });
+          window.top?.postMessage(call(1), '*'); // past the proxy: wrong source
+          window.parent.postMessage(call(2), '*'); // the proper way
+          window.parent.postMessage({ jsonrpc: '2.0', id: 3, method: 'ping' }, '*');
+        }),
+      'check_links',
+    );
+    expect(answered).toEqual([2, 3]);
+    // Had the host taken the direct message, its call would have gone out before this one.
     await until(
       'the proxied call to reach the server',
       async () => calls.length,
       (n) => n > before,
     );
-    await settled(() => calls.length, 300, 5000);
     const sent = calls.slice(before).map((request) => request.postData() ?? '');
     expect(sent).toHaveLength(1);
     expect(sent[0]).toContain('"via":"proxy"');
@@ -231,6 +260,7 @@ describe('isolation in Chromium', () => {
     );
     await ui.byId(`example-${example}-call`).click();
     const other = await viewFrame(page, `example-${example}-app`);
+    const demoView = await viewFrame(page, 'tool-app-view');
     const calls = recordCalls(page, 'tools/call');
     // A tool of the demo server, asked by the example's view: its own host (the example
     // server's) refuses it, and the demo view's host must not take it for its own. Then the
@@ -262,8 +292,22 @@ describe('isolation in Chromium', () => {
       'check_links',
     );
     expect(answers).toEqual(['1: no tool "check_links" on this server', '3: served']);
-    await settled(() => calls.length, 300, 5000);
-    expect(calls.map((request) => request.url())).toEqual([]);
+    // A fence on the demo view's path: its own call, through its proxy to its host, goes out
+    // after anything that proxy relayed to that host before (the example view's message).
+    await demoView.evaluate((name) => {
+      window.parent.postMessage(
+        { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name, arguments: { fence: 1 } } },
+        '*',
+      );
+    }, 'check_links');
+    await until(
+      "the demo view's own call to reach the server",
+      async () => calls.length,
+      (n) => n > 0,
+    );
+    expect(calls.map((request) => request.postData() ?? '')).toEqual([
+      expect.stringContaining('"fence":1'),
+    ]);
   });
 });
 

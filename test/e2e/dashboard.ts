@@ -1,36 +1,38 @@
 /**
- * Reading the playground page the way a person does, by its data-testids. Every wait polls a
- * condition with a deadline; nothing here sleeps for a fixed time.
+ * Reading the playground page the way a person does, by its data-testids. Every wait is
+ * `eventually` (test/support/wait.ts) on a condition, or Playwright's own; nothing here sleeps.
  */
 import type { Locator, Page } from 'playwright-core';
 import { type DemoState, type EndpointId, URIS } from '../../playground/shared/demo';
+import { eventually } from '../support/wait';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const POLL_MS = 50;
 
-/** Polls `probe` until `accept` holds; fails with the last value seen, so a failure explains itself. */
+/**
+ * `eventually` for a probe of the page (or the demo server) and a condition on what it returns;
+ * a timeout names `what` and the last value seen, so a failure explains itself.
+ */
 export async function until<T>(
   what: string,
   probe: () => Promise<T>,
   accept: (value: T) => boolean,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      last = await probe();
-      if (accept(last)) return last;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const seen = lastError === undefined ? JSON.stringify(last) : String(lastError);
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  // Boxed: a probe may rightly return `false`, which `eventually` takes for "not yet".
+  const { seen } = await eventually(
+    async () => {
+      const value = await probe();
+      if (!accept(value)) {
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${JSON.stringify(value)}`,
+        );
+      }
+      return { seen: value };
+    },
+    { timeout: timeoutMs, interval: POLL_MS },
+  );
+  return seen;
 }
 
 /** The demo server's control API at `baseUrl`, called directly. */

@@ -4,10 +4,11 @@
  * requested and acknowledged may count as pushed; everything else falls back to TTL freshness,
  * and waiting for an acknowledgement is always bounded.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { diagnosticsOf } from '../support/diagnostics';
 import { text } from '../support/eras';
-import { eventually, settled, sleep } from '../support/wait';
+import { recordEvents } from '../support/events';
+import { eventually, idle } from '../support/wait';
 import {
   ACK,
   type Hostile,
@@ -31,6 +32,7 @@ const subscribeOf = (exchange: { method: string | undefined; params: unknown }, 
 let h: Hostile | undefined;
 
 afterEach(async () => {
+  vi.useRealTimers();
   await h?.close();
   h = undefined;
 });
@@ -64,7 +66,7 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     // A notification for a URI the ack smuggled in is still one nobody subscribed.
     h.proxy.inject(updated('evil://x'));
     await eventually(() => expect(diagnosticsOf(h?.sync)?.counters.unmatched).toBe(1));
-    await settled(() => h?.server.store.reads());
+    await idle(h.queryClient); // a read would have started as it was handled
     expect(h.server.store.reads('evil://x')).toBe(0);
     expect(h.server.store.reads('other://y')).toBe(0);
   });
@@ -122,10 +124,16 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     // Pushed data is fresh until notified even with ttlMs 0; declined data only for its TTL.
     expect(staleNow(a)).toBe(false);
     expect(staleNow(b)).toBe(false);
+    // The TTL runs out: only the clock moves (staleness is computed from it when asked).
     const readAt = b.result().dataUpdatedAt;
-    await sleep(Math.max(0, readAt + 600 - Date.now()) + 100);
-    expect(staleNow(b)).toBe(true);
-    expect(staleNow(a)).toBe(false);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(readAt + 600);
+      expect(staleNow(b)).toBe(true);
+      expect(staleNow(a)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('duplicate acknowledgements, late ones and ones for unknown streams are harmless', async () => {
@@ -154,15 +162,13 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
       },
       { stamp: false },
     );
-    await settled(() => diagnosticsOf(h?.sync)?.counters);
-    expect(h.resource(URI)?.acknowledged).toBe(true);
-    expect(h.server.store.reads(URI)).toBe(1);
-    expect(h.proxy.stats(LISTEN).requests).toBe(1);
-
+    // A real update on the same stream, after them: once it is shown, they were handled.
     h.server.setText(URI, 'v2');
     await eventually(() => expect(view.text()).toBe('v2'));
-    await settled(() => h?.server.store.reads());
-    expect(h.server.store.reads(URI)).toBe(2);
+    await idle(h.queryClient);
+    expect(h.resource(URI)?.acknowledged).toBe(true);
+    expect(h.server.store.reads(URI)).toBe(2); // the first read and the update's: nothing else
+    expect(h.proxy.stats(LISTEN).requests).toBe(1);
   });
 
   it('a server that never acknowledges: bounded waits, backoff between attempts, reads go ahead', async () => {
@@ -173,42 +179,44 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
       { ackTimeoutMs, reconnect },
       { rewrite: (message) => (isNotification(message, ACK) ? null : undefined) },
     );
+    const log = recordEvents(h.sync);
     const started = Date.now();
     const view = h.mount(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
     // The read waits for the acknowledgement at most ackTimeoutMs, then reads anyway.
     expect(Date.now() - started).toBeLessThan(ackTimeoutMs + 700);
 
+    // Attempt after attempt, none acknowledged: wait for three more, then read the client's log.
     const windowStart = Date.now();
-    const windowMs = 2500;
-    let maxAttempt = 0;
-    let maxOpenStreams = 0;
-    let retryScheduled = false;
-    const statuses = new Set<string>();
-    while (Date.now() - windowStart < windowMs) {
-      const state = h.sync.getState();
-      const stream = diagnosticsOf(h.sync).stream;
-      statuses.add(`${state.status}/${stream.state}`);
-      maxAttempt = Math.max(maxAttempt, state.attempt, stream.attempt);
-      maxOpenStreams = Math.max(maxOpenStreams, h.proxy.openStreams());
-      if (stream.nextRetryAt !== undefined) {
-        retryScheduled = true;
-        expect(stream.nextRetryAt - Date.now()).toBeLessThanOrEqual(reconnect.maxDelayMs);
-        expect(state.nextRetryAt).toBe(stream.nextRetryAt);
-      }
-      expect(h.resource(URI)?.acknowledged).toBe(false);
-      await sleep(20);
+    const listens = h.proxy.stats(LISTEN).requests;
+    await eventually(
+      () => expect(h?.proxy.stats(LISTEN).requests).toBeGreaterThanOrEqual(listens + 3),
+      {
+        timeout: 10_000,
+      },
+    );
+    await eventually(() => expect(diagnosticsOf(h?.sync)?.stream.nextRetryAt).toBeDefined());
+    expect(h.sync.getState().nextRetryAt).toBe(diagnosticsOf(h.sync).stream.nextRetryAt);
+    const streams = log.events.flatMap((event) => (event.type === 'stream' ? [event] : []));
+    const retries = streams.filter(({ status }) => status.nextRetryAt !== undefined);
+    expect(retries.length).toBeGreaterThanOrEqual(2);
+    for (const { at, status } of retries) {
+      expect(status.nextRetryAt).toBeLessThanOrEqual(at + reconnect.maxDelayMs);
     }
-    const listens = h.proxy.stats(LISTEN).times.filter((at) => at >= windowStart).length;
-    // Each attempt waits out the ack timeout, then a jittered, growing delay: never a hot loop.
-    expect(listens).toBeGreaterThanOrEqual(2);
-    expect(listens).toBeLessThanOrEqual(Math.ceil(windowMs / ackTimeoutMs) + 1);
-    expect(maxAttempt).toBeGreaterThanOrEqual(2);
-    expect(retryScheduled).toBe(true);
-    expect(statuses.has('reconnecting/reopening')).toBe(true);
+    expect(Math.max(0, ...streams.map(({ status }) => status.attempt))).toBeGreaterThanOrEqual(2);
+    expect(streams.some(({ status }) => status.state === 'reopening')).toBe(true);
+    expect(
+      log.events.some((event) => event.type === 'status' && event.status === 'reconnecting'),
+    ).toBe(true);
+    expect(
+      log.events.some((event) => event.type === 'coverage' && event.acknowledged.includes(URI)),
+    ).toBe(false);
+    // Each attempt waits out the ack timeout (then a jittered, growing delay): never a hot loop.
+    const attempts = h.proxy.stats(LISTEN).times.filter((at) => at >= windowStart).length;
+    expect(attempts).toBeLessThanOrEqual(Math.ceil((Date.now() - windowStart) / ackTimeoutMs) + 1);
     expect(diagnosticsOf(h.sync).stream.lastError).toMatch(/ack/i);
     // Abandoned attempts are closed: no pile of half-open listen streams.
-    expect(maxOpenStreams).toBeLessThanOrEqual(1);
+    expect(h.proxy.stats(LISTEN).maxInFlight).toBeLessThanOrEqual(1);
     expect(view.text()).toBe('v1');
     expect(view.result().fetchStatus).toBe('idle');
 
@@ -245,7 +253,11 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     const b = h.mount(B);
     await eventually(() => expect(b.text()).toBe('b1'));
     expect(Date.now() - started).toBeLessThan(ackTimeoutMs + 700);
-    await sleep(800);
+    // The replacement stream is tried again after its ack timeout, and again fails.
+    const listens = h.proxy.stats(LISTEN).requests;
+    await eventually(() => expect(h?.proxy.stats(LISTEN).requests).toBeGreaterThan(listens), {
+      timeout: 10_000,
+    });
     expect(h.resource(B)?.acknowledged).toBe(false);
     // Make-before-break: the acknowledged stream is kept while its replacement fails.
     expect(h.resource(URI)?.acknowledged).toBe(true);
@@ -256,9 +268,17 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
 
 describe('subscribe answers from a hostile 2025 server', () => {
   it('a refused subscription is reported declined, is not retried in a loop, and follows its TTL', async () => {
+    // Subscribes counted as the client sends them.
+    let subscribes = 0;
     h = await startHostile(
       'legacy-v2',
-      {},
+      {
+        fetch: (input, init) => {
+          if (typeof init?.body === 'string' && init.body.includes(`"${SUBSCRIBE}"`))
+            subscribes += 1;
+          return fetch(input, init);
+        },
+      },
       {
         rewrite: (message, exchange) =>
           subscribeOf(exchange, B) && 'result' in message
@@ -267,12 +287,15 @@ describe('subscribe answers from a hostile 2025 server', () => {
       },
     );
     h.server.store.upsert(text(B, 'b1'));
+    // From here on timers are fake: a retry of the refusal would be scheduled on them.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const a = h.mount(URI);
     const b = h.mount(B);
     await h.acknowledged(URI);
     await eventually(() => expect(h?.resource(B)?.declined).toContain('not for you'));
     await eventually(() => expect([a.text(), b.text()]).toEqual(['v1', 'b1']));
-    await settled(() => h?.proxy.stats(SUBSCRIBE).requests);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(subscribes).toBe(2);
     expect(h.proxy.stats(SUBSCRIBE).requests).toBe(2);
     expect(h.resource(B)?.acknowledged).toBe(false);
     // 2025 results carry no ttlMs: not pushed means stale at once.
@@ -294,7 +317,7 @@ describe('subscribe answers from a hostile 2025 server', () => {
     await eventually(() => expect(view.text()).toBe('v1'));
     h.server.setText(URI, 'v2');
     await eventually(() => expect(view.text()).toBe('v2'));
-    await settled(() => h?.server.store.reads());
+    await idle(h.queryClient);
     expect(h.server.store.reads(URI)).toBe(2);
     expect(h.proxy.stats(SUBSCRIBE).requests).toBe(1);
   });
@@ -312,9 +335,11 @@ describe('subscribe answers from a hostile 2025 server', () => {
     expect(Date.now() - started).toBeLessThan(ackTimeoutMs + 700);
     await eventually(() => expect(h?.resource(URI)?.declined).toMatch(/subscribe failed/));
     expect(h.resource(URI)?.acknowledged).toBe(false);
-    await sleep(500);
     // Unanswered subscribes are asked again, but one at a time: each waits out its timeout
-    // (500 ms) before the next, so the count is bounded by the elapsed time, never a storm.
+    // (500 ms) before the next, never a storm.
+    await eventually(() => expect(h?.proxy.stats(SUBSCRIBE).requests).toBeGreaterThanOrEqual(3), {
+      timeout: 10_000,
+    });
     const elapsed = Date.now() - started;
     expect(h.proxy.stats(SUBSCRIBE).requests).toBeLessThanOrEqual(1 + Math.ceil(elapsed / 500));
     expect(h.sync.getState().status).toBe('ready');

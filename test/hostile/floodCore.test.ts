@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnosticsOf } from '../support/diagnostics';
-import { eventually, settled } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 import {
   FLOOD,
   FLOOD_READ_HOLD_MS,
@@ -38,7 +38,7 @@ describe('a 2025 server that floods', () => {
       const view = hostile.mount(URI);
       await hostile.acknowledged(URI);
       await eventually(() => expect(view.text()).toBe('v1'));
-      await settled(() => hostile.server.store.reads());
+      await idle(hostile.queryClient);
       const reads = hostile.server.store.reads(URI);
       const queries = hostile.queryClient.getQueryCache().getAll().length;
       hostile.proxy.setRules({
@@ -60,8 +60,7 @@ describe('a 2025 server that floods', () => {
       const floodMs = Date.now() - started;
       clock.stop();
       // The read in flight when the last notification landed, then at most one trailing read.
-      await eventually(() => expect(view.result().fetchStatus).toBe('idle'));
-      await settled(() => [view.result().fetchStatus, hostile.server.store.reads()]);
+      await idle(hostile.queryClient);
 
       // The one trailing read, plus one that may have been on its way to the proxy when counted.
       expect(hostile.proxy.stats('resources/read').requests - readsAtLast).toBeLessThanOrEqual(2);

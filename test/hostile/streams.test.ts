@@ -7,16 +7,20 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnosticsOf } from '../support/diagnostics';
-import { eventually, sleep } from '../support/wait';
+import { recordEvents } from '../support/events';
+import { eventually } from '../support/wait';
 import { type Hostile, startHostile, URI } from './harness';
 
 const LISTEN = 'subscriptions/listen';
 const RECONNECT = { initialDelayMs: 100, maxDelayMs: 400 };
-const WINDOW_MS = 2000;
-// Full jitter makes single delays as short as 0, so the bound is on the trend, not on one gap:
-// with a growing backoff the delays average ~200 ms after the first few (≈10 in the window); a
-// backoff that restarts after every short-lived stream averages 50 ms (≈40).
-const MAX_REOPENS_IN_WINDOW = 20;
+/**
+ * Reopens to watch. Full jitter makes single delays as short as 0, so the bound is on the trend,
+ * not on one gap: with a growing backoff a reopen takes ~300 ms here once the delays have grown
+ * (8 take ~2.5 s); a backoff that restarts after every short-lived stream takes ~55 ms. One
+ * reopen per 100 ms tells them apart.
+ */
+const REOPENS = 8;
+const MIN_MS_PER_REOPEN = 100;
 
 let h: Hostile | undefined;
 
@@ -25,17 +29,30 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Samples state while the server keeps hanging up; returns what a storm would show. */
+/**
+ * Lets the server hang up REOPENS more times, then says what a storm would show: the highest
+ * attempt count the client reported (its event log), and how many reopens per elapsed time.
+ */
 async function watch(hostile: Hostile, requestMethod: string) {
+  const log = recordEvents(hostile.sync);
   const windowStart = Date.now();
-  let maxAttempt = 0;
-  while (Date.now() - windowStart < WINDOW_MS) {
-    const state = hostile.sync.getState();
-    maxAttempt = Math.max(maxAttempt, state.attempt, diagnosticsOf(hostile.sync).stream.attempt);
-    await sleep(10);
-  }
-  const requests = hostile.proxy.stats(requestMethod).times.filter((at) => at >= windowStart);
-  return { maxAttempt, reopens: requests.length };
+  const before = hostile.proxy.stats(requestMethod).requests;
+  await eventually(
+    () =>
+      expect(hostile.proxy.stats(requestMethod).requests).toBeGreaterThanOrEqual(before + REOPENS),
+    { timeout: 15_000 },
+  );
+  const elapsed = Date.now() - windowStart;
+  log.stop();
+  const attempts = log.events.map((event) =>
+    event.type === 'stream'
+      ? event.status.attempt
+      : event.type === 'connection'
+        ? event.state.attempt
+        : 0,
+  );
+  const reopens = hostile.proxy.stats(requestMethod).requests - before;
+  return { maxAttempt: Math.max(0, ...attempts), reopens, elapsed };
 }
 
 describe('a 2026-07-28 server that hangs up right after every acknowledgement', () => {
@@ -48,9 +65,8 @@ describe('a 2026-07-28 server that hangs up right after every acknowledgement', 
     const view = h.mount(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
     const readsBefore = h.server.store.reads(URI);
-    const { maxAttempt, reopens } = await watch(h, LISTEN);
-    expect(reopens).toBeGreaterThanOrEqual(2);
-    expect(reopens).toBeLessThanOrEqual(MAX_REOPENS_IN_WINDOW);
+    const { maxAttempt, reopens, elapsed } = await watch(h, LISTEN);
+    expect(reopens).toBeLessThanOrEqual(1 + elapsed / MIN_MS_PER_REOPEN);
     // The attempt count is not reset by a stream that lived only a moment.
     expect(maxAttempt).toBeGreaterThanOrEqual(3);
     expect(diagnosticsOf(h.sync).stream.reopenCount).toBeGreaterThanOrEqual(reopens - 1);
@@ -71,10 +87,9 @@ describe('a 2025 server that cuts the SSE stream right after it opens', () => {
       { endStream: (exchange) => (exchange.httpMethod === 'GET' ? 0 : undefined) },
     );
     h.mount(URI);
-    const { maxAttempt, reopens } = await watch(h, 'GET');
-    expect(reopens).toBeGreaterThanOrEqual(2);
+    const { maxAttempt, reopens, elapsed } = await watch(h, 'GET');
     expect(maxAttempt).toBeGreaterThanOrEqual(1);
-    expect(reopens).toBeLessThanOrEqual(MAX_REOPENS_IN_WINDOW);
+    expect(reopens).toBeLessThanOrEqual(1 + elapsed / MIN_MS_PER_REOPEN);
     expect(h.proxy.stats('initialize').requests).toBe(1);
   });
 

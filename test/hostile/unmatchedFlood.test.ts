@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnosticsOf } from '../support/diagnostics';
-import { eventually, settled } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 import { HOSTILE_KINDS, type Hostile, startHostile, UPDATED, URI, updated } from './harness';
 
 const FLOOD = 20_000;
@@ -25,7 +25,7 @@ describe.each(HOSTILE_KINDS)('updates nobody wants, flooding a $era stream ($kin
     const view = hostile.mount(URI);
     await hostile.acknowledged(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await settled(() => hostile.server.store.reads());
+    await idle(hostile.queryClient);
     const reads = hostile.server.store.reads();
 
     // Every message the SDK's transport hands to the client from here on.
@@ -52,11 +52,13 @@ describe.each(HOSTILE_KINDS)('updates nobody wants, flooding a $era stream ($kin
     ]);
     expect(written).toBe(1);
 
+    // The flood's last message comes last on the stream: once it is counted, everything before
+    // it was handled (or handed to the SDK), and a read it caused has started.
     await eventually(() => expect(diagnosticsOf(hostile.sync).counters.unmatched).toBe(FLOOD), {
       timeout: 30_000,
     });
     await eventually(() => expect(view.text()).toBe('v2'));
-    await settled(() => [hostile.server.store.reads(), delivered.length]);
+    await idle(hostile.queryClient);
 
     const diagnostics = diagnosticsOf(hostile.sync);
     expect(diagnostics.counters).toMatchObject({ unmatched: FLOOD, malformed: 2 });

@@ -23,7 +23,7 @@ import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { BrowserLocks, tabChannels } from '../support/tabs';
-import { eventually, settled } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const VIEW_URI = 'ui://board/view.html';
 const LIVE = 'counter://live';
@@ -192,7 +192,7 @@ describe.each(ERA_CASES)('an MCP App view on the $kind server', ({ kind }) => {
     const { app } = await openView(sync);
     expect(textOf(await app.readServerResource({ uri: LIVE }))).toBe('1');
     expect(textOf(await app.readServerResource({ uri: LIVE }))).toBe('1');
-    await settled(() => server.store.reads());
+    await idle(sync.queryClient);
     expect(server.store.reads(LIVE)).toBe(1);
   });
 
@@ -207,13 +207,13 @@ describe.each(ERA_CASES)('an MCP App view on the $kind server', ({ kind }) => {
     await eventually(() =>
       expect(diagnosticsOf(sync).resources.find((r) => r.uri === LIVE)?.acknowledged).toBe(true),
     );
-    await settled(() => server.store.reads());
+    await idle(sync.queryClient);
     const readsBefore = server.store.reads(LIVE);
 
     server.setText(LIVE, '2');
     await eventually(() => expect(updates).toEqual([LIVE]));
     expect(textOf(await app.readServerResource({ uri: LIVE }))).toBe('2');
-    await settled(() => server.store.reads());
+    await idle(sync.queryClient);
     expect(server.store.reads(LIVE) - readsBefore).toBe(1);
   });
 
@@ -294,6 +294,8 @@ describe('an MCP App view (one server)', () => {
       cancelled: 'too late',
     });
     await eventually(() => expect(view.received.map((r) => r.method)).toHaveLength(4));
+    // The host's answer to a later request comes after anything it sent before on this pair.
+    await view.app.request({ method: 'ping' });
     expect(view.received).toEqual([
       { method: 'tool-input-partial', params: { arguments: { q: 'a' } } },
       { method: 'tool-input-partial', params: { arguments: { q: 'ab' } } },

@@ -7,8 +7,8 @@
  * step-up all happen on the wire.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   callTool,
   McpProvider,
@@ -30,11 +30,12 @@ import {
   protectedServer,
 } from '../support/oauth';
 import { observeResource } from '../support/observe';
-import { eventually, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 afterEach(async () => {
   cleanup();
-  await sleep(20); // a provider tears down on the next macrotask
+  await disposeSyncs();
   await closeAll();
 });
 
@@ -52,6 +53,9 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
   it('without a token the connection is unauthorized, names the URL, and is not retried', async () => {
     const { authServer, server } = await protectedServer(kind);
     const { provider, browser } = oauthProvider(server);
+    // Fake timers before connecting: a retry, had one been scheduled, would be on them.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    atEnd(() => vi.useRealTimers());
     const { sync } = connect(server, provider);
     await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
     expect(sync.getState().error?.message).toContain(server.url);
@@ -62,9 +66,12 @@ describe.each(ERA_CASES)('OAuth ($kind)', ({ kind }) => {
     expect(authServer.stats()).toMatchObject({ registrations: 1, authorizations: 0 });
     const challenged = server.protection?.stats().challenged ?? 0;
     expect(challenged).toBeGreaterThan(0);
-    await sleep(300); // several backoff periods (FAST): nothing is tried while waiting for the user
-    expect(server.protection?.stats()).toMatchObject({ challenged, accepted: 0 });
+    // Nothing is tried while waiting for the user, however long: no attempt is scheduled (a
+    // backoff would say when), and none starts when many backoff periods have passed.
+    expect(sync.getState()).toMatchObject({ status: 'unauthorized', nextRetryAt: undefined });
+    await vi.advanceTimersByTimeAsync(FAST.maxDelayMs * 10);
     expect(sync.getState().status).toBe('unauthorized');
+    expect(server.protection?.stats()).toMatchObject({ challenged, accepted: 0 });
   });
 
   it('authorize() signs in and the connection resumes by itself; data loads', async () => {
@@ -274,10 +281,10 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     const { authServer, server } = await protectedServer(kind);
     const { provider } = oauthProvider(server);
     renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     expect(shown('error')).toContain(server.url);
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     expect(shown('status')).toBe('ready');
     expect(authServer.stats().authorizations).toBe(1);
   });
@@ -286,9 +293,9 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     const { authServer, server } = await protectedServer(kind);
     const { provider, browser } = oauthProvider(server);
     const { queryClient } = renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
 
     renders.length = 0;
     act(() => {
@@ -297,15 +304,15 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     // Signed out: alice's private data leaves the cache at once, and the screen with the next
     // render (TanStack notifies observers on its next tick).
     expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toBeUndefined();
-    await waitFor(() => expect(shown('inbox')).toBe('…'));
+    await eventually(() => expect(shown('inbox')).toBe('…'));
     // The re-read without a token is refused; the SDK starts a sign-in of its own for it (see
     // "a sign-in in progress survives a request refused meanwhile"): let that settle first.
-    await waitFor(() =>
+    await eventually(() =>
       expect(queryClient.getQueryState(mcpKeys.resource(INBOX))?.status).toBe('error'),
     );
     authServer.setUser('bob');
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("bob's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("bob's inbox"));
     expect(browser.errors).toEqual([]);
     expect(renders).not.toContain("alice's inbox");
     expect(provider.identity()).toBe('bob');
@@ -318,14 +325,14 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
     const { server } = await protectedServer(kind);
     const { provider } = oauthProvider(server);
     renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     // The connection ends and connects again, without a token: 401.
     act(() => {
       void provider.signOut();
     });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
   });
 
   it("an explicit authContext wins over the provider's identity", async () => {
@@ -336,14 +343,18 @@ describe.each(ERA_CASES)('OAuth in React ($kind)', ({ kind }) => {
       authProvider: provider,
       authContext: 'team-1',
     });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     renders.length = 0;
     act(() => {
       void provider.signOut();
     });
-    await sleep(200); // the partition is the app's: nothing may be reset meanwhile
+    // The partition is the app's: nothing is reset, not even once the server refuses the next
+    // read for want of a token (so the sign-out has certainly been taken in).
+    act(() => server.resourceUpdated(INBOX));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
+    await idle(queryClient);
     expect(renders).not.toContain('…');
     expect(shown('inbox')).toBe("alice's inbox");
     expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toMatchObject({

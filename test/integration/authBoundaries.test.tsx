@@ -6,7 +6,7 @@
  * signing out or in as someone else leaves nothing of the previous connection open.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   callTool,
@@ -32,11 +32,12 @@ import {
   sentWith,
 } from '../support/oauth';
 import { observeResource } from '../support/observe';
-import { eventually, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually } from '../support/wait';
 
 afterEach(async () => {
   cleanup();
-  await sleep(20); // a provider tears down on the next macrotask
+  await disposeSyncs();
   await closeAll();
 });
 
@@ -104,11 +105,11 @@ describe.each(ERA_CASES)('a token goes only to its own server ($kind)', ({ kind 
     const { provider } = oauthProvider(a);
     const token = await signedInUpFront(provider);
     const app = renderApp({ url: a.url, authProvider: provider });
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     expect(sentWith(a, token).length).toBeGreaterThan(0);
 
     app.rerender({ url: b.url });
-    await waitFor(() => expect(shown('status')).toBe('error'));
+    await eventually(() => expect(shown('status')).toBe('error'));
     expect(shown('error')).toMatch(/^INVALID_OPTIONS: /);
     expect(shown('error')).toContain(a.url);
     expect(shown('error')).toContain(b.url);
@@ -147,9 +148,9 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
     });
     const { provider, browser } = oauthProvider(server);
     const { queryClient } = renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     const alice = provider.identity();
     expect(alice).toBeTruthy();
 
@@ -158,7 +159,7 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
     authServer.expireAccessTokens();
     authServer.revokeRefreshTokens();
     server.resourceUpdated(INBOX);
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
 
     // Bob signs in on the same screen. From the moment his tokens are stored, nothing of
     // alice's may be in the cache or on the screen.
@@ -169,10 +170,10 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
       cachedAtSignIn = queryClient.getQueryData(mcpKeys.resource(INBOX));
     };
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(cachedAtSignIn).not.toBe('not signed in yet'));
+    await eventually(() => expect(cachedAtSignIn).not.toBe('not signed in yet'));
     expect(browser.errors).toEqual([]);
     expect(cachedAtSignIn).toBeUndefined();
-    await waitFor(() => expect(shown('inbox')).toBe("bob's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("bob's inbox"));
     expect(renders).not.toContain("alice's inbox");
     expect(provider.identity()).not.toBe(alice);
   });
@@ -183,16 +184,16 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
     });
     const { provider, browser } = oauthProvider(server);
     const { queryClient } = renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     const alice = provider.identity();
     renders.length = 0;
     // A call that needs more scope: 403 insufficient_scope, and the SDK asks for a step-up.
     act(() => fireEvent.click(screen.getByText('admin')));
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('status')).toBe('ready'));
+    await eventually(() => expect(shown('status')).toBe('ready'));
     expect(browser.errors).toEqual([]);
     expect(authServer.requestedScopes()).toEqual(['mcp', 'mcp mcp:admin']);
     expect(provider.identity()).toBe(alice);
@@ -207,15 +208,15 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
     });
     const { provider } = oauthProvider(server);
     const { queryClient } = renderApp({ url: server.url, authProvider: provider });
-    await waitFor(() => expect(shown('status')).toBe('unauthorized'));
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
     act(() => fireEvent.click(screen.getByText('sign in')));
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
     const alice = provider.identity();
     renders.length = 0;
     authServer.expireAccessTokens();
     server.store.upsert(inbox({ alice: "alice's inbox, later" }));
     server.resourceUpdated(INBOX);
-    await waitFor(() => expect(shown('inbox')).toBe("alice's inbox, later"));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox, later"));
     expect(authServer.stats().refreshes).toBeGreaterThanOrEqual(1);
     expect(provider.identity()).toBe(alice);
     expect(renders).not.toContain('…');

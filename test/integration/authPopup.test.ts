@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOAuthProvider } from '../../src/auth';
 import { ERA_CASES } from '../support/eras';
 import { closeAll, connect, protectedServer } from '../support/oauth';
-import { eventually, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually } from '../support/wait';
 
 const CALLBACK_MESSAGE = 'mcp-react-query:oauth-callback';
 const realOpen = window.open;
@@ -20,7 +21,7 @@ const realOpen = window.open;
 afterEach(async () => {
   window.open = realOpen;
   document.body.replaceChildren();
-  await sleep(20);
+  await disposeSyncs();
   await closeAll();
 });
 

@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { completeAuthorization, createOAuthProvider, type KeyValueStorage } from '../../src/auth';
 import { ERA_CASES } from '../support/eras';
 import { closeAll, connect, oauthProvider, protectedServer } from '../support/oauth';
-import { eventually, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually } from '../support/wait';
 
 beforeEach(() => {
   localStorage.clear();
@@ -18,7 +19,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  await sleep(20);
+  await disposeSyncs();
   await closeAll();
 });
 

@@ -16,12 +16,13 @@ import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
 import { ERA_CASES, start } from '../support/eras';
-import { eventually, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually } from '../support/wait';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
-  await sleep(20);
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 

@@ -14,12 +14,13 @@ import type { ServerCapabilityOptions, TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
 import { deferred } from '../support/deferred';
 import { ERA_CASES, start } from '../support/eras';
-import { eventually, settled, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
-  await sleep(20);
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 
@@ -82,7 +83,7 @@ function app(url: string, props: Props) {
     </QueryClientProvider>
   );
   const view = render(ui(props));
-  return { type: (next: Props) => act(() => view.rerender(ui(next))) };
+  return { queryClient, type: (next: Props) => act(() => view.rerender(ui(next))) };
 }
 
 const shown = () => screen.getByTestId('c').textContent;
@@ -105,36 +106,39 @@ describe.each(ERA_CASES)('completions ($kind)', ({ kind, era }) => {
       // The first request waits until the test lets it go; the second answers at once.
       if (calls === 1) return held.promise;
     });
-    const { type } = app(server.url, { value: 'a' });
+    const { queryClient, type } = app(server.url, { value: 'a' });
     await eventually(() => expect(calls).toBe(1));
     type({ value: 'b' });
     await eventually(() => expect(shown()).toBe('Bob'));
     held.resolve();
     await eventually(() => expect(server.store.extras.cancelledCompletions).toBe(1));
     if (era === 'legacy') expect(server.counters().methods['notifications/cancelled']).toBe(1);
-    await settled(() => shown());
+    // The superseded request has ended on both sides: nothing is left that could still show.
+    await idle(queryClient);
     expect(shown()).toBe('Bob');
   });
 
   it('an answer is reused for a value asked again a moment later', async () => {
     const server = await serve(kind);
-    const { type } = app(server.url, { value: 'a' });
+    const { queryClient, type } = app(server.url, { value: 'a' });
     await eventually(() => expect(shown()).toBe('Alice,Albert'));
     type({ value: 'b' });
     await eventually(() => expect(shown()).toBe('Bob'));
-    await settled(() => server.store.extras.completeRequests);
+    await idle(queryClient);
     const before = server.store.extras.completeRequests;
     type({ value: 'a' });
     await eventually(() => expect(shown()).toBe('Alice,Albert'));
-    await settled(() => server.store.extras.completeRequests);
+    // A re-ask would have started as the value changed: once nothing fetches, it was counted.
+    await idle(queryClient);
     expect(server.store.extras.completeRequests).toBe(before);
   });
 
   it('a server that declared no completions is asked nothing', async () => {
     const server = await serve(kind, { completions: false });
-    app(server.url, { value: 'a' });
+    const { queryClient } = app(server.url, { value: 'a' });
     await eventually(() => expect(shown()).toBe('unsupported'));
-    await settled(() => server.counters().methods);
+    // A request would be a fetch of the completion query: once none runs, it would be counted.
+    await idle(queryClient);
     expect(server.counters().methods['completion/complete']).toBeUndefined();
   });
 });

@@ -1,12 +1,13 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { QueryClient } from '@tanstack/query-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
+import { recordEvents } from '../support/events';
 import { observeResource } from '../support/observe';
-import { eventually, settled, sleep } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const URI = 'config://app';
 
@@ -59,9 +60,9 @@ describe('connection sources and protocol choice', () => {
       await expect(client.listResources()).resolves.toMatchObject({ resources: [{ uri: URI }] });
       view.unmount();
       await instance.dispose();
-      await sleep(50);
-      expect(hostSawClose).toBe(false);
+      // Still open after a round trip on it, so nothing closed it on the way out.
       await expect(client.readResource({ uri: URI })).resolves.toBeTruthy();
+      expect(hostSawClose).toBe(false);
     },
   );
 
@@ -178,7 +179,7 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     await eventually(() => expect(diagnosticsOf(instance).resources[0]?.acknowledged).toBe(true));
     // Nobody observes it any more, but the subscription is kept (lingering, then retained).
     view.unmount();
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     const reads = server.store.reads(URI);
     server.setText(URI, 'v2');
     await eventually(() =>
@@ -186,7 +187,8 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
         queryClient.getQueryCache().find({ queryKey: ['resource', URI] })?.state.isInvalidated,
       ).toBe(true),
     );
-    await sleep(50);
+    // A re-read would have started with the invalidation, from the same notification.
+    expect(queryClient.isFetching()).toBe(0);
     expect(server.store.reads(URI)).toBe(reads);
   });
 
@@ -196,10 +198,11 @@ describe.each(ERA_CASES)('freshness and the cache against the $kind server', ({ 
     const note = observeResource(instance, 'note://1');
     await eventually(() => expect(note.text()).toBe('n'));
     await eventually(() => expect(diagnosticsOf(instance).listAcknowledged).toBe(true));
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     const configReads = server.store.reads(URI);
     server.removeResource('note://1');
     await eventually(() => expect(note.result().error).toBeTruthy());
+    await idle(queryClient);
     expect(note.text()).toBe('n');
     expect(server.store.reads(URI)).toBe(configReads);
     config.unmount();
@@ -223,19 +226,24 @@ describe.each(ERA_CASES)('shutdown during a reconnect ($kind)', ({ kind }) => {
     try {
       await eventually(() => expect(view.text()).toBe('v1'));
       await eventually(() => expect(server.openStreams()).toBe(1));
+      // From here the backoff runs on fake timers, so it can be let run out after the shutdown.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       server.dropStreams();
       await eventually(() => expect(instance.getState().status).toBe('reconnecting'));
       // The attempt count is shown; nextRetryAt only while waiting (not during an attempt).
       expect(instance.getState().attempt).toBeGreaterThanOrEqual(1);
       view.unmount();
       unmount();
-      await sleep(20); // the deferred teardown
+      await instance.dispose(); // what the deferred teardown does
       expect(instance.getState().status).toBe('closed');
+      const log = recordEvents(instance);
       const counters = { ...server.counters(), reads: server.store.reads() };
-      await sleep(600); // longer than any pending backoff
+      await vi.advanceTimersByTimeAsync(400 * 3); // longer than any pending backoff
+      expect(log.events).toEqual([]);
       expect({ ...server.counters(), reads: server.store.reads() }).toEqual(counters);
       expect(server.openStreams()).toBe(0);
     } finally {
+      vi.useRealTimers();
       queryClient.clear();
       await server.close();
     }

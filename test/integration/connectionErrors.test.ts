@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:net';
 import { QueryClient } from '@tanstack/query-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { startTamperProxy, type TamperProxy, type TamperRules, type TestServer } from '../servers';
 import { start, text } from '../support/eras';
@@ -104,14 +104,20 @@ describe('a server that wants credentials is unauthorized, not retried', () => {
     const { proxy } = await broken({
       respond: () => ({ status, headers: { 'www-authenticate': 'Bearer' } }),
     });
+    // Fake timers before connecting: a retry, had one been scheduled, would be on them.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    cleanups.push(() => vi.useRealTimers());
     const sync = connect(proxy.url);
     await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
     const message = sync.getState().error?.message ?? '';
     expect(message).toContain(proxy.url);
     expect(message).toContain(`HTTP ${status}`);
     const attempts = requests(proxy);
-    // Nothing more is tried until someone signs in (authorize) or calls reconnect.
-    await new Promise((resolve) => setTimeout(resolve, 300)); // several backoff periods: nothing
+    // Nothing more is tried until someone signs in (authorize) or calls reconnect: nothing is
+    // scheduled, and ten backoff periods start nothing.
+    expect(sync.getState().nextRetryAt).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(FAST.maxDelayMs * 10);
+    expect(sync.getState().status).toBe('unauthorized');
     expect(requests(proxy)).toBe(attempts);
     sync.getState().authorize(); // no interactive provider: connects again
     await eventually(() => expect(requests(proxy)).toBeGreaterThan(attempts));

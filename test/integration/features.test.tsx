@@ -1,22 +1,26 @@
 /** @vitest-environment jsdom */
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { Component, type ReactNode, Suspense } from 'react';
 import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   expandTemplate,
+  type McpCacheSync,
   McpProvider,
   resourceListQueryOptions,
   resourceQueryOptions,
   useMcp,
   useResource,
+  useResourceList,
   useSuspenseResource,
 } from '../../src';
 import { McpDevtools } from '../../src/devtools';
 import type { TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
-import { settled, sleep } from '../support/wait';
+import { disposeSyncs, mountedSync, mountedSyncs } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 const URI = 'config://app';
 
@@ -73,7 +77,7 @@ describe.each(ERA_CASES)('beyond the basics ($kind)', ({ kind, era }) => {
 
   afterEach(async () => {
     cleanup();
-    await sleep(20);
+    await disposeSyncs();
     queryClient.clear();
     await server.close();
   });
@@ -88,7 +92,7 @@ describe.each(ERA_CASES)('beyond the basics ($kind)', ({ kind, era }) => {
 
   it('options helpers share keys with the hooks: prefetch, ensureQueryData, plain useQuery', async () => {
     render(app(<Plain />));
-    await waitFor(() => expect(screen.getByTestId('plain').textContent).toBe('v1'));
+    await eventually(() => expect(screen.getByTestId('plain').textContent).toBe('v1'));
     const list = await queryClient.ensureQueryData(resourceListQueryOptions());
     expect(list.map((resource) => resource.uri)).toEqual([URI, 'note://7']);
     await queryClient.prefetchQuery(resourceQueryOptions('note://7'));
@@ -98,18 +102,29 @@ describe.each(ERA_CASES)('beyond the basics ($kind)', ({ kind, era }) => {
       text: 'note seven',
     });
     // A hook mounted later finds the prefetched data without another read.
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     const reads = server.store.reads('note://7');
     render(app(<Text uri="note://7" label="later" />));
     expect(screen.getByTestId('later').textContent).toBe('note seven');
-    await settled(() => server.store.reads());
-    // Its subscription starts after the prefetch: rule 4 re-reads it once.
-    expect(server.store.reads('note://7') - reads).toBeLessThanOrEqual(1);
+    // That app's provider has a connection of its own, whose subscription starts after the
+    // prefetch: the entry is read once more, after its acknowledgement (rule 4), not twice.
+    const later = mountedSyncs()[1] as McpCacheSync;
+    await eventually(() =>
+      expect(diagnosticsOf(later).resources.find((r) => r.uri === 'note://7')?.acknowledged).toBe(
+        true,
+      ),
+    );
+    await idle(queryClient);
+    expect(server.store.reads('note://7') - reads).toBe(1);
   });
 
   it('a prefetch issued before any provider mounts waits for one', async () => {
     const pending = queryClient.fetchQuery(resourceQueryOptions(URI));
-    await sleep(50);
+    // Its query function has run and found nobody to serve it: it waits, nothing was read.
+    expect(queryClient.getQueryState(resourceQueryOptions(URI).queryKey)?.fetchStatus).toBe(
+      'fetching',
+    );
+    expect(server.store.reads()).toBe(0);
     render(app(<div />));
     await expect(pending).resolves.toMatchObject({ contents: [{ text: 'v1' }] });
   });
@@ -125,11 +140,14 @@ describe.each(ERA_CASES)('beyond the basics ($kind)', ({ kind, era }) => {
       ),
     );
     expect(screen.getByTestId('fallback')).toBeTruthy();
-    await waitFor(() => expect(screen.getByTestId('suspense').textContent).toBe('v1'));
-    await settled(() => server.store.reads());
+    await eventually(() => expect(screen.getByTestId('suspense').textContent).toBe('v1'));
+    await eventually(() =>
+      expect(diagnosticsOf(mountedSync()).resources[0]?.acknowledged).toBe(true),
+    );
+    await idle(queryClient);
     expect(server.store.reads(URI)).toBe(1); // primed from render: read after the acknowledgement
     act(() => server.setText(URI, 'v2'));
-    await waitFor(() => expect(screen.getByTestId('suspense').textContent).toBe('v2'));
+    await eventually(() => expect(screen.getByTestId('suspense').textContent).toBe('v2'));
     cleanup();
 
     render(
@@ -141,16 +159,16 @@ describe.each(ERA_CASES)('beyond the basics ($kind)', ({ kind, era }) => {
         </Boundary>,
       ),
     );
-    await waitFor(() => expect(screen.getByTestId('boundary').textContent).toContain('caught'));
+    await eventually(() => expect(screen.getByTestId('boundary').textContent).toContain('caught'));
   });
 
   it('a URI from expandTemplate is what gets read and subscribed', async () => {
     const uri = expandTemplate('note://{id}', { id: 7 });
     render(app(<Text uri={uri} label="note" />));
-    await waitFor(() => expect(screen.getByTestId('note').textContent).toBe('note seven'));
-    await waitFor(() => expect(server.subscribedUris()).toEqual(['note://7']));
+    await eventually(() => expect(screen.getByTestId('note').textContent).toBe('note seven'));
+    await eventually(() => expect(server.subscribedUris()).toEqual(['note://7']));
     act(() => server.setText('note://7', 'edited'));
-    await waitFor(() => expect(screen.getByTestId('note').textContent).toBe('edited'));
+    await eventually(() => expect(screen.getByTestId('note').textContent).toBe('edited'));
   });
 
   it('the devtools panel shows the connection and the diagnostics', async () => {
@@ -162,10 +180,12 @@ describe.each(ERA_CASES)('beyond the basics ($kind)', ({ kind, era }) => {
         </>,
       ),
     );
-    await waitFor(() =>
+    await eventually(() =>
       expect(screen.getByLabelText('MCP devtools').textContent).toContain(`ready · ${era}`),
     );
-    await waitFor(() => expect(screen.getByLabelText('MCP devtools').textContent).toContain(URI));
+    await eventually(() =>
+      expect(screen.getByLabelText('MCP devtools').textContent).toContain(URI),
+    );
     expect(screen.getByLabelText('MCP devtools').textContent).toContain(
       'The change stream is alive',
     );
@@ -176,7 +196,7 @@ describe('several servers in one app', () => {
   const servers: TestServer[] = [];
   afterEach(async () => {
     cleanup();
-    await sleep(20);
+    await disposeSyncs();
     for (const server of servers.splice(0)) await server.close();
   });
 
@@ -199,23 +219,60 @@ describe('several servers in one app', () => {
         </McpProvider>
       </QueryClientProvider>,
     );
-    await waitFor(() => expect(screen.getByTestId('a').textContent).toBe('from a'));
-    await waitFor(() => expect(screen.getByTestId('b').textContent).toBe('from b'));
-    await waitFor(() => expect(screen.getByTestId('status-a').textContent).toBe('ready modern'));
-    await waitFor(() => expect(screen.getByTestId('status-b').textContent).toBe('ready legacy'));
-    await waitFor(() => expect(b.subscribedUris()).toEqual([URI]));
-    await settled(() => a.store.reads() + b.store.reads());
+    await eventually(() => expect(screen.getByTestId('a').textContent).toBe('from a'));
+    await eventually(() => expect(screen.getByTestId('b').textContent).toBe('from b'));
+    await eventually(() => expect(screen.getByTestId('status-a').textContent).toBe('ready modern'));
+    await eventually(() => expect(screen.getByTestId('status-b').textContent).toBe('ready legacy'));
+    await eventually(() => expect(b.subscribedUris()).toEqual([URI]));
+    for (const sync of mountedSyncs()) {
+      await eventually(() => expect(diagnosticsOf(sync).resources[0]?.acknowledged).toBe(true));
+    }
+    await idle(queryClient);
     const readsA = a.store.reads(URI);
 
     act(() => b.setText(URI, 'b changed'));
-    await waitFor(() => expect(screen.getByTestId('b').textContent).toBe('b changed'));
-    await settled(() => a.store.reads() + b.store.reads());
+    await eventually(() => expect(screen.getByTestId('b').textContent).toBe('b changed'));
+    // A read of a's entry would have started with b's, from the same notification.
+    await idle(queryClient);
     expect(screen.getByTestId('a').textContent).toBe('from a');
     expect(a.store.reads(URI)).toBe(readsA);
     expect(queryClient.getQueryData(['mcp', 'a', 'resource', URI])).toMatchObject({
       contents: [{ text: 'from a' }],
     });
     queryClient.clear();
+  });
+});
+
+function ListedUris() {
+  const list = useResourceList();
+  return <div data-testid="listed">{list.data?.map((resource) => resource.uri).join(' ')}</div>;
+}
+
+// useResourceList promises every page. In the matrix's suites, so both ends of the client range
+// (the SDK walks the pages when asked without a cursor) show it.
+describe.each(ERA_CASES)('a $kind server that lists in pages', ({ kind }) => {
+  it('useResourceList reads every page, once', async () => {
+    const server = await start(kind, { pageSize: 2 });
+    const uris = ['page://1', 'page://2', 'page://3', 'page://4', 'page://5'];
+    for (const uri of uris) server.store.upsert(text(uri, uri));
+    const queryClient = new QueryClient();
+    try {
+      render(
+        <QueryClientProvider client={queryClient}>
+          <McpProvider url={server.url} lingerMs={20}>
+            <ListedUris />
+          </McpProvider>
+        </QueryClientProvider>,
+      );
+      await eventually(() => expect(screen.getByTestId('listed').textContent).toBe(uris.join(' ')));
+      await idle(queryClient);
+      expect(server.counters().listRequests).toBe(3); // pages of 2, 2 and 1
+    } finally {
+      cleanup();
+      await disposeSyncs();
+      queryClient.clear();
+      await server.close();
+    }
   });
 });
 
@@ -234,20 +291,26 @@ describe('server rendering', () => {
       );
       const html = renderToString(ui);
       expect(html).toContain('…');
-      await sleep(100);
-      expect(server.counters().listenRequests).toBe(0);
-      expect(server.store.reads()).toBe(0);
+      expect(queryClient.isFetching()).toBe(0);
 
       const container = document.createElement('div');
       container.innerHTML = html;
       document.body.append(container);
       const { hydrateRoot } = await import('react-dom/client');
       const root = hydrateRoot(container, ui);
-      await waitFor(() => expect(container.textContent).toBe('v1'));
+      await eventually(() => expect(container.textContent).toBe('v1'));
+      // Everything the server saw is hydration's: one subscription, one read.
+      await eventually(() =>
+        expect(diagnosticsOf(mountedSync()).resources[0]?.acknowledged).toBe(true),
+      );
+      await idle(queryClient);
+      expect(server.counters().listenRequests).toBe(1);
+      expect(server.store.reads()).toBe(1);
       act(() => root.unmount());
       container.remove();
       queryClient.clear();
     } finally {
+      await disposeSyncs();
       await server.close();
     }
   });

@@ -5,15 +5,16 @@
  * makes the connection reconnect like any dead connection; without the option nothing is sent.
  */
 import { QueryClient } from '@tanstack/query-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { McpEvent } from '../../src/core/events';
 import { keepAlive } from '../../src/core/keepAlive';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { mcpDiagnostics } from '../../src/core/mcpDiagnostics';
+import { callTool } from '../../src/core/tools';
 import { startTamperProxy, type TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
 import { ERA_CASES, start } from '../support/eras';
-import { eventually, settled } from '../support/wait';
+import { eventually } from '../support/wait';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -64,12 +65,23 @@ describe.each(ERA_CASES)('keep-alive ($kind)', ({ kind, era }) => {
 
   it('without keepAlive nothing is pinged', async () => {
     const server = await serve(kind);
-    const { sync, diagnostics } = connect(server.url);
+    server.store.setTools([{ name: 'echo' }]);
+    // Time is the subject: the client runs on fake timers and a fake clock from its start, so a
+    // ping, had one been scheduled, would be due once they have run far past any period.
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    });
+    cleanups.push(() => vi.useRealTimers());
+    const { sync, events, diagnostics } = connect(server.url);
     await eventually(() => expect(sync.getState().status).toBe('ready'));
     const connectedWith = server.counters().methods[pingMethod(era)];
-    await settled(() => server.counters().methods, 300);
+    await vi.advanceTimersByTimeAsync(30_000);
+    // A ping would have gone out when its timer fired, before this call, answered since.
+    await callTool(sync, { name: 'echo' });
     expect(server.counters().methods[pingMethod(era)]).toBe(connectedWith);
+    expect(events.filter((event) => event.type === 'ping')).toEqual([]);
     expect(diagnostics.getSnapshot().health).toBeUndefined();
+    expect(sync.getState().status).toBe('ready');
   });
 
   it('a ping that fails makes the connection reconnect, and it comes back', async () => {

@@ -1,7 +1,7 @@
 /** @vitest-environment jsdom */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, render, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpCacheSync, McpProvider, type McpProviderProps, useResource } from '../../src';
@@ -9,6 +9,7 @@ import { startTamperProxy, type TamperProxy, type TestServer } from '../servers'
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
+import { disposeSyncs } from '../support/syncs';
 import { eventually } from '../support/wait';
 
 const URI = 'config://app';
@@ -17,6 +18,7 @@ const URI = 'config://app';
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 
@@ -90,12 +92,12 @@ describe.each(ERA_CASES)('switching servers on a mounted McpProvider ($kind)', (
   ) {
     const queryClient = newQueryClient();
     const view = render(app(queryClient, first, <Viewer />));
-    await waitFor(() => expect(screen.getByTestId('viewer').textContent).toBe('from A'));
+    await eventually(() => expect(screen.getByTestId('viewer').textContent).toBe('from A'));
     rendered.length = 0;
     view.rerender(app(queryClient, second, <Viewer />));
     // Not even the first render after the switch shows A's data.
     expect(rendered[0]).not.toBe('from A');
-    await waitFor(() => expect(screen.getByTestId('viewer').textContent).toBe('from B'));
+    await eventually(() => expect(screen.getByTestId('viewer').textContent).toBe('from B'));
     expect(rendered).not.toContain('from A');
   }
 
@@ -175,17 +177,45 @@ describe.each(ERA_CASES)('the end of a connection ($kind)', ({ kind }) => {
 
   it('rapid mount/unmount cycles leave nothing on the server', async () => {
     const server = await serve(kind, 'v1');
+    // Every exchange that reaches the server is counted, and the handshake's requests are held a
+    // moment, so an unmount can land while any one of them is on its way.
+    let arrived = 0;
+    let onArrival: (() => void) | undefined;
     const tamper = await proxy(server, {
-      // Stretch the handshake so unmounts land in every phase of it.
-      hold: (exchange) => (exchange.method === undefined ? undefined : 3),
+      hold: (exchange) => {
+        arrived += 1;
+        onArrival?.();
+        return exchange.method === undefined ? undefined : 3;
+      },
     });
     const queryClient = newQueryClient();
+    // The first cycle loads in full: how many exchanges that takes is the number of phases.
+    const first = render(app(queryClient, { url: tamper.url }, <Viewer />));
+    await eventually(() => expect(screen.getByTestId('viewer').textContent).toBe('v1'));
+    const phases = arrived;
+    first.unmount();
+    // Then each cycle unmounts in the next phase: at once, or as its k-th exchange arrives. The
+    // teardowns of earlier cycles run meanwhile, and their exchanges count too.
     for (let cycle = 0; cycle < 20; cycle++) {
+      const k = cycle % (phases + 1);
+      const start = arrived;
+      let unmount = () => {};
+      const unmounted = new Promise<void>((resolve) => {
+        onArrival = () => {
+          if (arrived - start < k) return;
+          onArrival = undefined;
+          unmount();
+          resolve();
+        };
+      });
       const view = render(app(queryClient, { url: tamper.url }, <Viewer />));
-      await new Promise((resolve) => setTimeout(resolve, (cycle * 7) % 40));
-      view.unmount();
+      unmount = () => view.unmount();
+      if (k === 0) onArrival?.();
+      await unmounted;
     }
-    await eventually(() => nothingLeft(server, tamper), { timeout: 10_000 });
+    // Every provider's teardown, complete (its session ended on the server), then its sockets.
+    await disposeSyncs();
+    await eventually(() => nothingLeft(server, tamper));
   });
 });
 

@@ -5,7 +5,7 @@ import type { TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
-import { eventually, settled } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 /**
  * A fetch that records the life of every `subscriptions/listen` exchange as
@@ -121,8 +121,10 @@ describe('the 2026-07-28 listen stream', () => {
     mount('c://3');
     mount('a://1');
     mount('b://2');
-    await eventually(() => expect(log).toContain('ack 1'));
-    await settled(() => log.length);
+    // Once all three are covered, every listen request that covers them has been sent.
+    await eventually(() =>
+      expect(diagnosticsOf(sync)?.resources.map((r) => r.acknowledged)).toEqual([true, true, true]),
+    );
     expect(log).toEqual(['listen 1 [a://1 b://2 c://3]', 'ack 1']);
   });
 
@@ -135,7 +137,8 @@ describe('the 2026-07-28 listen stream', () => {
       await eventually(() => expect(log).toContain(`ack ${i + 2}`));
     }
     await eventually(() => expect(log).toContain('end 1'));
-    await settled(() => server.store.reads());
+    await eventually(() => expect(diagnosticsOf(sync)?.resources[1]?.acknowledged).toBe(true));
+    await idle(queryClient);
     expect(server.store.reads('a://1')).toBe(1);
     expect(server.store.reads('b://2')).toBe(1);
   });

@@ -1,6 +1,6 @@
 /** @vitest-environment jsdom */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { type ReactNode, useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -12,8 +12,10 @@ import {
   useToolList,
 } from '../../src';
 import type { TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start } from '../support/eras';
-import { settled, sleep } from '../support/wait';
+import { disposeSyncs, mountedSync } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 function Tools() {
   const tools = useToolList();
@@ -63,7 +65,7 @@ describe.each(ERA_CASES)('tools, prompts and templates lists ($kind)', ({ kind, 
 
   afterEach(async () => {
     cleanup();
-    await sleep(20);
+    await disposeSyncs();
     queryClient.clear();
     await server.close();
   });
@@ -86,14 +88,19 @@ describe.each(ERA_CASES)('tools, prompts and templates lists ($kind)', ({ kind, 
         <Acks />
       </>,
     );
-    await waitFor(() => expect(screen.getByTestId('tools').textContent).toBe('search'));
-    await waitFor(() => expect(screen.getByTestId('prompts').textContent).toBe('summarise'));
-    await waitFor(() => expect(screen.getByTestId('templates').textContent).toBe('note://{id}'));
-    await waitFor(() =>
+    await eventually(() => expect(screen.getByTestId('tools').textContent).toBe('search'));
+    await eventually(() => expect(screen.getByTestId('prompts').textContent).toBe('summarise'));
+    await eventually(() => expect(screen.getByTestId('templates').textContent).toBe('note://{id}'));
+    await eventually(() =>
       expect(screen.getByTestId('acks').textContent).toBe('tools:true prompts:true'),
     );
-    await settled(() => server.counters());
+    await idle(queryClient);
     const before = server.counters();
+    const notified = () => {
+      const { counters } = diagnosticsOf(mountedSync());
+      return [counters.toolsListChanged, counters.promptsListChanged, counters.listChanged];
+    };
+    const [tools = 0, prompts = 0, resources = 0] = notified();
     // Acknowledged before the first reads: each list was read exactly once.
     expect([
       before.toolListRequests,
@@ -102,12 +109,16 @@ describe.each(ERA_CASES)('tools, prompts and templates lists ($kind)', ({ kind, 
     ]).toEqual([1, 1, 1]);
 
     act(() => server.setTools([{ name: 'search' }, { name: 'fetch' }]));
-    await waitFor(() => expect(screen.getByTestId('tools').textContent).toBe('search,fetch'));
+    await eventually(() => expect(screen.getByTestId('tools').textContent).toBe('search,fetch'));
     act(() => server.setPrompts([{ name: 'translate' }]));
-    await waitFor(() => expect(screen.getByTestId('prompts').textContent).toBe('translate'));
+    await eventually(() => expect(screen.getByTestId('prompts').textContent).toBe('translate'));
     act(() => server.setTemplates([{ uriTemplate: 'doc://{+path}', name: 'doc' }]));
-    await waitFor(() => expect(screen.getByTestId('templates').textContent).toBe('doc://{+path}'));
-    await settled(() => server.counters());
+    await eventually(() =>
+      expect(screen.getByTestId('templates').textContent).toBe('doc://{+path}'),
+    );
+    // Templates change with the resource list's notification.
+    await eventually(() => expect(notified()).toEqual([tools + 1, prompts + 1, resources + 1]));
+    await idle(queryClient);
     const after = server.counters();
     expect(after.toolListRequests - before.toolListRequests).toBe(1);
     expect(after.promptListRequests - before.promptListRequests).toBe(1);
@@ -124,21 +135,28 @@ describe.each(ERA_CASES)('tools, prompts and templates lists ($kind)', ({ kind, 
         <Acks />
       </>,
     );
-    await waitFor(() => expect(screen.getByTestId('tools').textContent).toBe('search'));
-    await waitFor(() =>
+    await eventually(() => expect(screen.getByTestId('tools').textContent).toBe('search'));
+    await eventually(() =>
       expect(screen.getByTestId('acks').textContent).toBe('tools:true prompts:false'),
     );
     act(() => screen.getByText('toggle').click());
     if (era === 'modern') {
       // A new listen stream without toolsListChanged replaces the old one after the linger.
-      await waitFor(() =>
+      await eventually(() =>
         expect(screen.getByTestId('acks').textContent).toBe('tools:false prompts:false'),
       );
     }
-    await settled(() => server.counters());
+    await idle(queryClient);
     const reads = server.counters().toolListRequests;
+    const { listChanged } = diagnosticsOf(mountedSync()).counters;
     act(() => server.setTools([{ name: 'other' }]));
-    await sleep(150);
+    // A notification the client does handle, on the same stream: once it has, the tools list's
+    // (sent to 2025 sessions unasked, not at all on 2026-07-28) has been handled too.
+    act(() => server.resourcesChanged());
+    await eventually(() =>
+      expect(diagnosticsOf(mountedSync()).counters.listChanged).toBe(listChanged + 1),
+    );
+    await idle(queryClient);
     // Nobody shows the list: at most it was marked stale, never refetched.
     expect(server.counters().toolListRequests).toBe(reads);
   });
@@ -159,11 +177,11 @@ describe('a server without tools or prompts', () => {
           </McpProvider>
         </QueryClientProvider>,
       );
-      await waitFor(() => expect(screen.getByTestId('tools').textContent).toBe(''));
+      await eventually(() => expect(screen.getByTestId('tools').textContent).toBe(''));
       expect(screen.getByTestId('acks').textContent).toBe('tools:false prompts:false');
     } finally {
       cleanup();
-      await sleep(20);
+      await disposeSyncs();
       queryClient.clear();
       await server.close();
     }

@@ -8,14 +8,16 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { dehydrate, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, render, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpProvider, shouldPersistQuery } from '../../src';
 import { McpApp, type McpAppError } from '../../src/apps';
 import type { StoredTool, TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start } from '../support/eras';
-import { settled, sleep } from '../support/wait';
+import { disposeSyncs, mountedSync } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 const VIEW = 'ui://board/view.html';
 const MIME = 'text/html;profile=mcp-app';
@@ -35,7 +37,7 @@ const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   vi.restoreAllMocks();
   cleanup();
-  await sleep(20); // the provider tears down on the next macrotask
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 
@@ -74,18 +76,31 @@ function renderApp(url: string, ui: ReactNode, queryClient = new QueryClient()) 
   const rendered = render(wrap(ui));
   /** The same providers, other children. */
   const show = (children: ReactNode) => rendered.rerender(wrap(children));
-  return { ...rendered, show };
+  return { ...rendered, show, queryClient };
 }
 
 const errorOf = async () => {
-  const alert = await screen.findByRole('alert');
+  const alert = await eventually(() => screen.getByRole('alert'));
   return { code: alert.getAttribute('data-code'), message: alert.textContent };
 };
+
+/**
+ * Once the server covers `uri` (its subscription acknowledged, which may re-read it) and nothing
+ * fetches, every read the view will cost has been counted.
+ */
+async function readsSettled(uri: string, queryClient: QueryClient) {
+  await eventually(() =>
+    expect(diagnosticsOf(mountedSync()).resources.find((r) => r.uri === uri)?.acknowledged).toBe(
+      true,
+    ),
+  );
+  await idle(queryClient);
+}
 
 describe.each(ERA_CASES)('<McpApp> on the $kind server', ({ kind }) => {
   it("renders the tool's view in a sandbox frame, and reads its HTML once however many times it is shown", async () => {
     const server = await serve(kind);
-    const { container } = renderApp(
+    const { container, queryClient } = renderApp(
       server.url,
       <>
         <McpApp tool="show_board" sandbox={SANDBOX} />
@@ -93,14 +108,14 @@ describe.each(ERA_CASES)('<McpApp> on the $kind server', ({ kind }) => {
         <McpApp tool="show_board" sandbox={SANDBOX} />
       </>,
     );
-    await waitFor(() => expect(container.querySelectorAll('iframe')).toHaveLength(3));
+    await eventually(() => expect(container.querySelectorAll('iframe')).toHaveLength(3));
     const frame = container.querySelector('iframe');
     const src = new URL(frame?.getAttribute('src') ?? '');
     expect(src.origin).toBe('http://127.0.0.1:9');
     expect(src.searchParams.get('host')).toBe(window.location.origin);
     expect(src.searchParams.get('csp')).toBe('{}');
     expect(frame?.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin allow-forms');
-    await settled(() => server.store.reads());
+    await readsSettled(VIEW, queryClient);
     expect(server.store.reads(VIEW)).toBe(1);
   });
 
@@ -109,31 +124,33 @@ describe.each(ERA_CASES)('<McpApp> on the $kind server', ({ kind }) => {
     cleanups.push(() => server.close());
     server.store.setTools(TOOLS);
     server.store.upsert({ uri: VIEW, name: 'view', mimeType: MIME, text: HTML });
-    const { container, show } = renderApp(
+    const { container, show, queryClient } = renderApp(
       server.url,
       <McpApp tool="show_board" sandbox={SANDBOX} />,
     );
-    await waitFor(() => expect(container.querySelectorAll('iframe')).toHaveLength(1));
-    await settled(() => server.store.reads());
+    // Nothing covers the view here (no subscriptions), so no acknowledgement to wait for.
+    await eventually(() => expect(container.querySelectorAll('iframe')).toHaveLength(1));
+    await idle(queryClient);
     show(
       <>
         <McpApp tool="show_board" sandbox={SANDBOX} />
         <McpApp tool="show_board" sandbox={SANDBOX} />
       </>,
     );
-    await waitFor(() => expect(container.querySelectorAll('iframe')).toHaveLength(2));
-    await settled(() => server.store.reads());
+    await eventually(() => expect(container.querySelectorAll('iframe')).toHaveLength(2));
+    // A second read would have started as the new views mounted.
+    await idle(queryClient);
     expect(server.store.reads(VIEW)).toBe(1);
   });
 
   it('reloads the view when the server changes its HTML', async () => {
     const server = await serve(kind);
     const { container } = renderApp(server.url, <McpApp tool="show_board" sandbox={SANDBOX} />);
-    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    await eventually(() => expect(container.querySelector('iframe')).not.toBeNull());
     const before = container.querySelector('iframe');
-    await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
+    await eventually(() => expect(server.subscribedUris()).toContain(VIEW));
     server.setText(VIEW, '<!doctype html><html><body>view v2</body></html>');
-    await waitFor(() => {
+    await eventually(() => {
       const now = container.querySelector('iframe');
       expect(now).not.toBeNull();
       expect(now).not.toBe(before);
@@ -142,12 +159,12 @@ describe.each(ERA_CASES)('<McpApp> on the $kind server', ({ kind }) => {
 
   it('a missing ui:// resource is a NOT_FOUND error, read once', async () => {
     const server = await serve(kind);
-    renderApp(server.url, <McpApp tool="show_missing" sandbox={SANDBOX} />);
+    const { queryClient } = renderApp(server.url, <McpApp tool="show_missing" sandbox={SANDBOX} />);
     expect(await errorOf()).toEqual({
       code: 'NOT_FOUND',
       message: 'ui://board/missing.html was not found on the server',
     });
-    await settled(() => server.store.reads());
+    await readsSettled('ui://board/missing.html', queryClient);
     expect(server.store.reads('ui://board/missing.html')).toBe(1);
   });
 
@@ -184,7 +201,7 @@ describe.each(ERA_CASES)('<McpApp> on the $kind server', ({ kind }) => {
         <McpApp tool={sameName} sandbox={SANDBOX} onError={(e) => errors.push(e)} />
       </>,
     );
-    await waitFor(() => expect(screen.getAllByRole('alert')).toHaveLength(3));
+    await eventually(() => expect(screen.getAllByRole('alert')).toHaveLength(3));
     expect(screen.getAllByRole('alert').map((alert) => alert.textContent)).toEqual([
       'ui://other/view.html was not found on the server',
       'no tool "show_other" on this server',
@@ -208,7 +225,7 @@ describe.each(ERA_CASES)('<McpApp> on the $kind server', ({ kind }) => {
         <McpApp tool="bad_uri" sandbox={SANDBOX} />
       </>,
     );
-    await waitFor(() => expect(screen.getAllByRole('alert')).toHaveLength(2));
+    await eventually(() => expect(screen.getAllByRole('alert')).toHaveLength(2));
     expect(screen.getAllByRole('alert').map((alert) => alert.textContent)).toEqual([
       'tool "plain" has no ui:// view',
       'tool "bad_uri" declares "https://evil.example/app.html" as its view, not a ui:// URI',
@@ -233,7 +250,7 @@ describe('<McpApp> (one server)', () => {
       server.url,
       <McpApp tool="show_board" sandbox={SANDBOX} initTimeoutMs={100} />,
     );
-    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    await eventually(() => expect(container.querySelector('iframe')).not.toBeNull());
     expect(await errorOf()).toEqual({
       code: 'INIT_TIMEOUT',
       message: 'the sandbox proxy did not answer within 0.1 s',
@@ -251,12 +268,12 @@ describe('<McpApp> (one server)', () => {
       server.url,
       <McpApp tool="show_board" sandbox={SANDBOX} />,
     );
-    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
-    await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
+    await eventually(() => expect(container.querySelector('iframe')).not.toBeNull());
+    await eventually(() => expect(server.subscribedUris()).toContain(VIEW));
     expect(listeners(added)).toHaveLength(1);
     unmount();
-    await waitFor(() => expect(listeners(removed)).toEqual(listeners(added)));
-    await waitFor(() => expect(server.subscribedUris()).not.toContain(VIEW));
+    await eventually(() => expect(listeners(removed)).toEqual(listeners(added)));
+    await eventually(() => expect(server.subscribedUris()).not.toContain(VIEW));
   });
 
   it('a view that failed starts again, in a new frame, when the server changes it', async () => {
@@ -269,9 +286,9 @@ describe('<McpApp> (one server)', () => {
     // The next view gets all the time it needs: a changed prop alone restarts nothing.
     show(<McpApp tool="show_board" sandbox={SANDBOX} initTimeoutMs={60_000} />);
     expect(screen.getByRole('alert').getAttribute('data-code')).toBe('INIT_TIMEOUT');
-    await waitFor(() => expect(server.subscribedUris()).toContain(VIEW));
+    await eventually(() => expect(server.subscribedUris()).toContain(VIEW));
     server.setText(VIEW, '<!doctype html><html><body>view v2</body></html>');
-    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    await eventually(() => expect(container.querySelector('iframe')).not.toBeNull());
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
@@ -283,7 +300,7 @@ describe('<McpApp> (one server)', () => {
       <McpApp tool="show_board" sandbox={SANDBOX} />,
       queryClient,
     );
-    await waitFor(() => expect(container.querySelector('iframe')).not.toBeNull());
+    await eventually(() => expect(container.querySelector('iframe')).not.toBeNull());
     const kept = dehydrate(queryClient, { shouldDehydrateQuery: shouldPersistQuery });
     expect(kept.queries.map((query) => query.queryKey)).toEqual([['resource', VIEW]]);
   });

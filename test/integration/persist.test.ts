@@ -16,9 +16,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createShouldPersistQuery, shouldPersistQuery } from '../../src/core';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import { ResourceStore } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeList, observeResource } from '../support/observe';
-import { eventually, settled } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const PUBLIC = 'docs://handbook';
 const PRIVATE = 'mail://inbox';
@@ -105,7 +106,8 @@ describe.each(ERA_CASES)('warm reload on $kind', ({ kind, era }) => {
     expect(restored.text()).toBe('handbook v1'); // at once, before any connection
     if (era === 'modern') expect(queryClient.getQueryData(['resource', PRIVATE])).toBeUndefined();
     await eventually(() => expect(restored.text()).toBe('handbook v2'));
-    await settled(() => server.counters().reads);
+    await eventually(() => expect(diagnosticsOf(after.sync).resources[0]?.acknowledged).toBe(true));
+    await idle(queryClient);
     expect(server.counters().reads).toBe(1);
     // And it is live.
     server.setText(PUBLIC, 'handbook v3');

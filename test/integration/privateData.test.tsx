@@ -1,11 +1,12 @@
 /** @vitest-environment jsdom */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpProvider, mcpKeys, useResource } from '../../src';
 import type { TestServer } from '../servers';
 import { ERA_CASES, start, text } from '../support/eras';
-import { sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually } from '../support/wait';
 
 const seen: string[] = [];
 
@@ -32,7 +33,7 @@ describe.each(ERA_CASES)('private data across authorisation contexts ($kind)', (
   let server: TestServer;
   afterEach(async () => {
     cleanup();
-    await sleep(20);
+    await disposeSyncs();
     await server.close();
   });
 
@@ -42,15 +43,15 @@ describe.each(ERA_CASES)('private data across authorisation contexts ($kind)', (
     server.store.upsert(text('public://news', 'news', { cacheScope: 'public' }));
     const client = new QueryClient();
     const view = render(<App client={client} url={server.url} who="alice" />);
-    await waitFor(() =>
+    await eventually(() =>
       expect(screen.getByTestId('secret://inbox').textContent).toBe("alice's inbox"),
     );
-    await waitFor(() => expect(screen.getByTestId('public://news').textContent).toBe('news'));
+    await eventually(() => expect(screen.getByTestId('public://news').textContent).toBe('news'));
 
     server.store.setText('secret://inbox', "bob's inbox");
     seen.length = 0;
     view.rerender(<App client={client} url={server.url} who="bob" />);
-    await waitFor(() =>
+    await eventually(() =>
       expect(screen.getByTestId('secret://inbox').textContent).toBe("bob's inbox"),
     );
     expect(seen).not.toContain("secret://inbox=alice's inbox");

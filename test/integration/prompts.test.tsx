@@ -15,8 +15,10 @@ import { McpProvider, McpQueryError, mcpKeys, promptQueryOptions, usePrompt } fr
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { ServerCapabilityOptions, TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start } from '../support/eras';
-import { eventually, settled, sleep } from '../support/wait';
+import { disposeSyncs, mountedSync } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 const PROMPTS = [
   { name: 'greet', arguments: [{ name: 'who', required: true }] },
@@ -26,7 +28,7 @@ const PROMPTS = [
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
-  await sleep(20); // the provider tears down on the next macrotask
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 
@@ -70,6 +72,17 @@ function Prompt({ name, args, id }: { name: string; args?: Record<string, string
 
 const shown = (id: string) => screen.getByTestId(id).textContent;
 
+/**
+ * Once the prompts list's notifications are delivered (gaining them may re-read what is shown)
+ * and nothing fetches, every prompts/get so far has been counted.
+ */
+async function promptsSettled(queryClient: QueryClient) {
+  await eventually(() => expect(diagnosticsOf(mountedSync()).lists.prompts).toBe(true));
+  await idle(queryClient);
+}
+
+const promptsListChanged = () => diagnosticsOf(mountedSync()).counters.promptsListChanged;
+
 describe.each(ERA_CASES)('prompts ($kind)', ({ kind }) => {
   it('usePrompt gets a prompt with its arguments, once', async () => {
     const server = await serve(kind);
@@ -78,7 +91,7 @@ describe.each(ERA_CASES)('prompts ($kind)', ({ kind }) => {
       <Prompt id="p" name="greet" args={{ who: 'Ann' }} />,
     );
     await eventually(() => expect(shown('p')).toBe('prompt greet rev 1 with {"who":"Ann"}'));
-    await settled(() => server.counters().promptGets);
+    await promptsSettled(queryClient);
     expect(server.counters().promptGets).toBe(1);
     expect(queryClient.getQueryData(mcpKeys.prompt('greet', { who: 'Ann' }))).toMatchObject({
       messages: [{ role: 'user' }],
@@ -93,12 +106,15 @@ describe.each(ERA_CASES)('prompts ($kind)', ({ kind }) => {
     );
     await queryClient.fetchQuery(promptQueryOptions('plain'));
     await eventually(() => expect(shown('p')).toBe('prompt greet rev 1 with {"who":"Bo"}'));
-    await settled(() => server.counters().promptGets);
+    await promptsSettled(queryClient);
     const before = server.counters().promptGets;
+    const notified = promptsListChanged();
     server.store.extras.promptRevision = 2;
     act(() => server.promptsChanged());
     await eventually(() => expect(shown('p')).toBe('prompt greet rev 2 with {"who":"Bo"}'));
-    await settled(() => server.counters().promptGets);
+    // The notification was handled (its reads started then): once nothing fetches, all counted.
+    await eventually(() => expect(promptsListChanged()).toBe(notified + 1));
+    await idle(queryClient);
     expect(server.counters().promptGets - before).toBe(1);
     expect(queryClient.getQueryState(mcpKeys.prompt('plain'))?.isInvalidated).toBe(true);
   });

@@ -1,6 +1,6 @@
 /** @vitest-environment jsdom */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { StrictMode, useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -13,8 +13,10 @@ import {
   useResourceList,
 } from '../../src';
 import type { TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
-import { settled, sleep } from '../support/wait';
+import { disposeSyncs, mountedSync } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 const URI = 'config://app';
 
@@ -84,7 +86,7 @@ describe.each(ERA_CASES)('hooks against the $kind server', ({ kind, era }) => {
 
   afterEach(async () => {
     cleanup();
-    await sleep(20); // the provider tears down on the next macrotask
+    await disposeSyncs();
     queryClient.clear();
     await server.close();
   });
@@ -109,25 +111,25 @@ describe.each(ERA_CASES)('hooks against the $kind server', ({ kind, era }) => {
         <Diagnostics />
       </>,
     );
-    await waitFor(() => expect(screen.getByTestId('a').textContent).toBe('v1'));
+    await eventually(() => expect(screen.getByTestId('a').textContent).toBe('v1'));
     expect(screen.getByTestId('b').textContent).toBe('v1');
-    await waitFor(() =>
+    await eventually(() =>
       expect(screen.getByTestId('status').textContent).toBe(`ready ${era} client`),
     );
-    await waitFor(() => expect(screen.getByTestId('list').textContent).toBe(`${URI},note://1`));
-    await waitFor(() =>
+    await eventually(() => expect(screen.getByTestId('list').textContent).toBe(`${URI},note://1`));
+    await eventually(() =>
       expect(screen.getByTestId('diagnostics').textContent).toBe(
         `stream:open ack:true legacy:${era === 'legacy'}`,
       ),
     );
     expect(server.subscribedUris()).toEqual([URI]);
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     const reads = server.store.reads(URI);
 
     act(() => server.setText(URI, 'v2'));
-    await waitFor(() => expect(screen.getByTestId('a').textContent).toBe('v2'));
+    await eventually(() => expect(screen.getByTestId('a').textContent).toBe('v2'));
     expect(screen.getByTestId('b').textContent).toBe('v2');
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     expect(server.store.reads(URI) - reads).toBe(1);
     expect(queryClient.getQueryData(mcpKeys.resource(URI))).toMatchObject({
       contents: [{ uri: URI, text: 'v2' }],
@@ -144,8 +146,12 @@ describe.each(ERA_CASES)('hooks against the $kind server', ({ kind, era }) => {
         </QueryClientProvider>
       </StrictMode>,
     );
-    await waitFor(() => expect(screen.getByTestId('a').textContent).toBe('v1'));
-    await settled(() => server.counters(), 200);
+    await eventually(() => expect(screen.getByTestId('a').textContent).toBe('v1'));
+    // StrictMode's remount happened before the effects settled; once the one mounted
+    // McpCacheSync is covered and idle, every request it made has been answered.
+    const sync = mountedSync();
+    await eventually(() => expect(diagnosticsOf(sync).resources[0]?.acknowledged).toBe(true));
+    await idle(queryClient);
     expect(server.subscribedUris()).toEqual([URI]);
     expect(server.openStreams()).toBe(1);
     const counters = server.counters();
@@ -160,13 +166,13 @@ describe.each(ERA_CASES)('hooks against the $kind server', ({ kind, era }) => {
 
   it('mount/unmount churn in React follows the reference count on the server', async () => {
     renderApp(<Toggle />);
-    await waitFor(() => expect(server.subscribedUris()).toEqual([URI, 'note://1']));
+    await eventually(() => expect(server.subscribedUris()).toEqual([URI, 'note://1']));
     act(() => screen.getByText('a').click());
-    await waitFor(() => expect(server.subscribedUris()).toEqual(['note://1']));
+    await eventually(() => expect(server.subscribedUris()).toEqual(['note://1']));
     act(() => screen.getByText('b').click());
-    await waitFor(() => expect(server.subscribedUris()).toEqual([]));
+    await eventually(() => expect(server.subscribedUris()).toEqual([]));
     act(() => screen.getByText('a').click());
-    await waitFor(() => expect(server.subscribedUris()).toEqual([URI]));
+    await eventually(() => expect(server.subscribedUris()).toEqual([URI]));
   });
 
   it('an empty or non-string uri is an error state, sends nothing, and does not crash the tree', async () => {
@@ -177,8 +183,8 @@ describe.each(ERA_CASES)('hooks against the $kind server', ({ kind, era }) => {
         <Viewer uri={URI} label="ok" />
       </>,
     );
-    await waitFor(() => expect(screen.getByTestId('ok').textContent).toBe('v1'));
-    await waitFor(() =>
+    await eventually(() => expect(screen.getByTestId('ok').textContent).toBe('v1'));
+    await eventually(() =>
       expect(screen.getByTestId('empty').textContent).toContain('non-empty string'),
     );
     expect(screen.getByTestId('number').textContent).toContain('non-empty string');
@@ -188,18 +194,19 @@ describe.each(ERA_CASES)('hooks against the $kind server', ({ kind, era }) => {
 
   it('subscribe: false reads without subscribing on the server', async () => {
     renderApp(<Unsubscribed uri={URI} />);
-    await waitFor(() => expect(screen.getByTestId('unsubscribed').textContent).toBe('v1'));
-    await settled(() => server.counters());
+    await eventually(() => expect(screen.getByTestId('unsubscribed').textContent).toBe('v1'));
+    // Nothing was ever wanted, so no subscription can be on its way.
+    expect(diagnosticsOf(mountedSync()).resources).toEqual([]);
     expect(server.subscribedUris()).toEqual([]);
     expect(server.counters().subscribeRequests).toBe(0);
   });
 
   it('unmounting the provider closes its connection and subscriptions', async () => {
     const view = renderApp(<Viewer uri={URI} label="a" />);
-    await waitFor(() => expect(screen.getByTestId('a').textContent).toBe('v1'));
-    await waitFor(() => expect(server.openStreams()).toBe(1));
+    await eventually(() => expect(screen.getByTestId('a').textContent).toBe('v1'));
+    await eventually(() => expect(server.openStreams()).toBe(1));
     view.unmount();
-    await waitFor(() => expect(server.openStreams()).toBe(0));
+    await eventually(() => expect(server.openStreams()).toBe(0));
     if (era === 'modern') expect(server.subscribedUris()).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { startTamperProxy, type TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
-import { eventually, settled } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const URI = 'config://app';
 
@@ -47,14 +47,16 @@ async function setUp(kind: TestServer['kind'], options?: Parameters<typeof start
 describe.each(['legacy-v2', 'legacy-v1'] as const)('a dropped SSE stream (%s)', (kind) => {
   it('is resumed in the same session, and a change made meanwhile is read once', async () => {
     const { server, proxy, sync, view } = await setUp(kind);
-    await settled(() => server.store.reads());
+    await idle(sync.queryClient);
     const reads = server.store.reads(URI);
     server.dropStreams();
     server.store.setText(URI, 'changed during the gap'); // no stream: nobody is told
     await eventually(() => expect(view.text()).toBe('changed during the gap'));
     expect(sync.getState().status).toBe('ready');
     expect(proxy.stats('initialize').requests).toBe(1); // the same session, no rebuild
-    await settled(() => server.store.reads());
+    await eventually(() => expect(diagnosticsOf(sync)?.stream.state).toBe('open'));
+    await eventually(() => expect(diagnosticsOf(sync)?.resources[0]?.acknowledged).toBe(true));
+    await idle(sync.queryClient);
     expect(server.store.reads(URI) - reads).toBe(1);
     // And it is live again.
     server.setText(URI, 'after');
@@ -78,8 +80,9 @@ describe('a resumable 2025 server (event store)', () => {
     // One notification on the stream, so it carries an event id to resume from.
     server.setText(URI, 'v2');
     await eventually(() => expect(view.text()).toBe('v2'));
-    await settled(() => server.store.reads());
+    await idle(sync.queryClient);
     const reads = server.store.reads(URI);
+    const notified = diagnosticsOf(sync)?.resources[0]?.notifications ?? 0;
     // Resumed with Last-Event-ID, coverage never lapses: no catch-up re-read is needed.
     const lapses: string[] = [];
     sync.subscribeEvents((event) => {
@@ -97,8 +100,12 @@ describe('a resumable 2025 server (event store)', () => {
     for (let i = 1; i <= 20; i++) server.setText(URI, `burst ${i}`);
     release();
     await eventually(() => expect(view.text()).toBe('burst 20'));
-    await settled(() => server.store.reads());
-    // The replayed burst costs what a live burst costs: at most two reads (rule 3).
+    await eventually(() =>
+      expect(diagnosticsOf(sync)?.resources[0]?.notifications).toBe(notified + 20),
+    );
+    await idle(sync.queryClient);
+    // The replayed burst costs what a live burst costs: one read, at most two (rule 3).
+    expect(server.store.reads(URI) - reads).toBeGreaterThanOrEqual(1);
     expect(server.store.reads(URI) - reads).toBeLessThanOrEqual(2);
     expect(proxy.stats('initialize').requests).toBe(1);
     expect(lapses).toEqual([]);

@@ -1,20 +1,26 @@
 import { QueryClient } from '@tanstack/query-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
-import { eventually, sleep } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const URI = 'config://app';
+/** A change found by a read counts as silent once this long has passed without a notification. */
+const GRACE_MS = 2000;
 
+// The probe's period and the grace for a late notification are the subject here, so the client
+// runs on fake timers (and a fake clock) from its start; the server and the network stay real.
 describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
   let server: TestServer;
   let sync: McpCacheSync;
   const queryClient = new QueryClient();
+  const resource = () => diagnosticsOf(sync).resources[0];
 
   afterEach(async () => {
+    vi.useRealTimers();
     await sync.dispose();
     queryClient.clear();
     await server.close();
@@ -23,26 +29,33 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
   async function setUp(silenceProbeMs?: number) {
     server = await start(kind);
     server.store.upsert(text(URI, 'v1'));
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    });
     sync = new McpCacheSync({ queryClient, url: server.url, lingerMs: 20, silenceProbeMs });
     sync.mount();
     const view = observeResource(sync, URI);
-    await eventually(() => expect(diagnosticsOf(sync)?.resources[0]?.acknowledged).toBe(true));
+    await eventually(() => expect(resource()?.acknowledged).toBe(true));
     await eventually(() => expect(view.text()).toBe('v1'));
+    await idle(queryClient);
     return view;
+  }
+
+  /** Lets `ms` of the client's time pass, then waits for the reads that set off. */
+  async function pass(ms: number) {
+    await vi.advanceTimersByTimeAsync(ms);
+    await idle(queryClient);
   }
 
   it('a change the server never announces is found by the probe and shown by the check', async () => {
     const view = await setUp(200);
     server.store.setText(URI, 'changed on another instance'); // no notification
-    await eventually(() => expect(view.text()).toBe('changed on another instance'), {
-      timeout: 3000,
-    });
-    // Counted once the grace for a late notification (2 s) has passed.
-    await eventually(() => expect(diagnosticsOf(sync)?.resources[0]?.silentChanges).toBe(1), {
-      timeout: 4000,
-    });
-    const diagnostics = diagnosticsOf(sync);
-    const check = diagnostics.checks.find((c) => c.id === 'silent');
+    await pass(200);
+    expect(view.text()).toBe('changed on another instance');
+    expect(resource()?.silentChanges).toBe(0); // a notification may still be on its way
+    await pass(GRACE_MS);
+    expect(resource()?.silentChanges).toBe(1);
+    const check = diagnosticsOf(sync).checks.find((c) => c.id === 'silent');
     expect(check?.ok).toBe(false);
     expect(check?.detail).toContain('another process or instance');
     view.unmount();
@@ -52,7 +65,9 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
     const view = await setUp();
     const reads = server.store.reads(URI);
     server.store.setText(URI, 'unannounced');
-    await sleep(500);
+    await vi.advanceTimersByTimeAsync(10 * GRACE_MS);
+    // A poll would have started a read when its timer fired.
+    expect(queryClient.isFetching()).toBe(0);
     expect(server.store.reads(URI)).toBe(reads);
     expect(view.text()).toBe('v1');
     view.unmount();
@@ -62,18 +77,25 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
     const view = await setUp(200);
     server.setText(URI, 'announced');
     await eventually(() => expect(view.text()).toBe('announced'));
-    await sleep(500); // the probe reads again, finds nothing new
-    expect(diagnosticsOf(sync)?.resources[0]?.silentChanges).toBe(0);
+    await idle(queryClient);
+    const reads = server.store.reads(URI);
+    await pass(200); // the probe reads again, finds nothing new
+    expect(server.store.reads(URI)).toBeGreaterThan(reads);
+    await pass(GRACE_MS);
+    expect(resource()?.silentChanges).toBe(0);
     view.unmount();
   });
 
   it('a change announced only after the probe read it is not counted as silent', async () => {
     const view = await setUp(200);
     server.store.setText(URI, 'announced late'); // the bus is slow: the probe gets there first
-    await eventually(() => expect(view.text()).toBe('announced late'), { timeout: 3000 });
+    await pass(200);
+    expect(view.text()).toBe('announced late');
+    const notified = resource()?.notifications ?? 0;
     server.resourceUpdated(URI);
-    await sleep(2500);
-    expect(diagnosticsOf(sync)?.resources[0]?.silentChanges).toBe(0);
+    await eventually(() => expect(resource()?.notifications).toBe(notified + 1));
+    await pass(GRACE_MS);
+    expect(resource()?.silentChanges).toBe(0);
     view.unmount();
   });
 });

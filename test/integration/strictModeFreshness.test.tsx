@@ -7,19 +7,20 @@
  * resource the page already showed cost a read in the playground, which runs in StrictMode.)
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { StrictMode, useState } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpProvider, useMcpDiagnostics, useResource } from '../../src';
 import { ERA_CASES, start, text } from '../support/eras';
-import { settled, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually, idle } from '../support/wait';
 
 const URI = 'config://app';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
-  await sleep(20); // the provider tears down on the next macrotask
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 
@@ -63,14 +64,15 @@ describe.each(ERA_CASES)('StrictMode on the $kind server', ({ kind }) => {
         </QueryClientProvider>
       </StrictMode>,
     );
-    await waitFor(() => expect(screen.getByTestId('first').textContent).toBe('v1'));
-    await waitFor(() => expect(screen.getByTestId('ack').textContent).toBe('true'));
-    await settled(() => server.store.reads());
+    await eventually(() => expect(screen.getByTestId('first').textContent).toBe('v1'));
+    await eventually(() => expect(screen.getByTestId('ack').textContent).toBe('true'));
+    await idle(queryClient);
     expect(server.store.reads(URI)).toBe(1);
 
     act(() => screen.getByText('show again').click());
-    await waitFor(() => expect(screen.getByTestId('second').textContent).toBe('v1'));
-    await settled(() => server.store.reads());
+    await eventually(() => expect(screen.getByTestId('second').textContent).toBe('v1'));
+    // A read would have started as the second component mounted.
+    await idle(queryClient);
     expect(server.store.reads(URI)).toBe(1);
   });
 });

@@ -1,11 +1,12 @@
 import { QueryClient } from '@tanstack/query-core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
+import { recordEvents } from '../support/events';
 import { observeList, observeResource } from '../support/observe';
-import { eventually, settled, sleep } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const URI = 'config://app';
 
@@ -49,10 +50,12 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     return view;
   }
 
+  const resource = (uri: string) => diagnosticsOf(sync)?.resources.find((r) => r.uri === uri);
   const acknowledged = (uri: string) =>
-    eventually(() =>
-      expect(diagnosticsOf(sync)?.resources.find((r) => r.uri === uri)?.acknowledged).toBe(true),
-    );
+    eventually(() => expect(resource(uri)?.acknowledged).toBe(true));
+  /** Resolves once the client has handled `count` updates of `uri` in all. */
+  const notified = (uri: string, count: number) =>
+    eventually(() => expect(resource(uri)?.notifications).toBe(count));
 
   it('negotiates the era and loads a resource with one read, after the acknowledgement', async () => {
     connect();
@@ -61,7 +64,7 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     expect(sync?.getState()).toMatchObject({ status: 'ready', era });
     expect(server.subscribedUris()).toEqual([URI]);
     await acknowledged(URI);
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     expect(server.store.reads(URI)).toBe(1);
   });
 
@@ -71,12 +74,13 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     const b = mount(URI);
     await eventually(() => expect([a.text(), b.text()]).toEqual(['v1', 'v1']));
     await acknowledged(URI);
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     const before = server.store.reads(URI);
 
     server.setText(URI, 'v2');
+    await notified(URI, 1);
     await eventually(() => expect([a.text(), b.text()]).toEqual(['v2', 'v2']));
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     expect(server.store.reads(URI) - before).toBe(1);
     expect(server.subscribedUris()).toEqual([URI]);
   });
@@ -86,12 +90,15 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     const view = mount(URI);
     await acknowledged(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     const before = server.store.reads(URI);
 
     for (let i = 1; i <= 100; i++) server.setText(URI, `burst ${i}`);
+    await notified(URI, 100);
     await eventually(() => expect(view.text()).toBe('burst 100'));
-    await settled(() => server.store.reads());
+    await idle(queryClient);
+    // One read, or two when some of the burst arrived after the first read had begun.
+    expect(server.store.reads(URI) - before).toBeGreaterThanOrEqual(1);
     expect(server.store.reads(URI) - before).toBeLessThanOrEqual(2);
     expect(view.text()).toBe('burst 100');
   });
@@ -109,10 +116,10 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     const view = mount(URI);
     await eventually(() => expect(hold).toBeDefined()); // first read is on the server, answering v1
     server.setText(URI, 'v2');
-    await sleep(20); // the notification lands while that read is still open
+    await notified(URI, 1); // the notification lands while that read is still open
     hold?.();
     await eventually(() => expect(view.text()).toBe('v2'));
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     expect(server.store.reads(URI)).toBe(2);
   });
 
@@ -125,10 +132,17 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     const note1 = mount('note://1');
     const note2 = mount('note://2');
     await eventually(() => expect(list.uris()).toEqual([URI, 'note://1', 'note://2']));
-    await eventually(() => expect([config.text(), note1.text(), note2.text()]).toBeDefined());
+    await eventually(() =>
+      expect([config.text(), note1.text(), note2.text()]).toEqual([
+        'v1',
+        'first note',
+        'second note',
+      ]),
+    );
     await Promise.all([acknowledged(URI), acknowledged('note://1'), acknowledged('note://2')]);
     await eventually(() => expect(diagnosticsOf(sync)?.listAcknowledged).toBe(true));
-    await settled(() => server.counters());
+    await idle(queryClient);
+    const listChanged = diagnosticsOf(sync)?.counters.listChanged ?? 0;
     const before = {
       ...server.counters(),
       config: server.store.reads(URI),
@@ -145,7 +159,8 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     await eventually(() => expect(list.uris()).toEqual([URI, 'note://1', 'note://3']));
     await eventually(() => expect(note1.text()).toBe('first note, edited'));
     await eventually(() => expect(note2.result().error).toBeTruthy());
-    await settled(() => server.counters());
+    await eventually(() => expect(diagnosticsOf(sync)?.counters.listChanged).toBe(listChanged + 2));
+    await idle(queryClient);
     const after = server.counters();
     expect(after.listRequests - before.listRequests).toBeGreaterThanOrEqual(1);
     expect(after.listRequests - before.listRequests).toBeLessThanOrEqual(2);
@@ -157,27 +172,42 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
 
   it('server-side subscriptions follow the reference count through mount/unmount churn', async () => {
     connect({ lingerMs: 30 });
+    const log = recordEvents(sync as McpCacheSync);
     const a1 = mount('a://1');
     const a2 = mount('a://1');
     const b = mount('b://2');
     await eventually(() => expect(server.subscribedUris()).toEqual(['a://1', 'b://2']));
+    // a1 and b let go together: once b's linger has ended, a://1's would have as well.
     a1.unmount();
-    await sleep(100);
-    expect(server.subscribedUris()).toEqual(['a://1', 'b://2']); // a2 still holds a://1
-    a2.unmount();
     b.unmount();
+    await eventually(() => expect(log.released('b://2')).toBe(true));
+    expect(log.released('a://1')).toBe(false); // a2 still holds it
+    expect(resource('a://1')).toMatchObject({ refs: 1, subscribed: true });
+    expect(server.subscribedUris()).toContain('a://1');
+    a2.unmount();
     const c = mount('c://3');
     await eventually(() => expect(server.subscribedUris()).toEqual(['c://3']));
-    // unmount and remount within the linger: no churn on the server
+
+    // Unmount and remount within the linger: no churn on the server. The linger is the subject,
+    // so it passes on fake timers; a last release is the control that they drive it.
     const countersBefore = server.counters();
-    c.unmount();
-    mount('c://3');
-    await sleep(100);
-    expect(server.subscribedUris()).toEqual(['c://3']);
-    const countersAfter = server.counters();
-    expect(countersAfter.listenRequests).toBe(countersBefore.listenRequests);
-    expect(countersAfter.subscribeRequests).toBe(countersBefore.subscribeRequests);
-    expect(countersAfter.unsubscribeRequests).toBe(countersBefore.unsubscribeRequests);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      c.unmount();
+      const again = mount('c://3');
+      await vi.advanceTimersByTimeAsync(30 * 3);
+      expect(log.released('c://3')).toBe(false);
+      expect(server.subscribedUris()).toEqual(['c://3']);
+      const countersAfter = server.counters();
+      expect(countersAfter.listenRequests).toBe(countersBefore.listenRequests);
+      expect(countersAfter.subscribeRequests).toBe(countersBefore.subscribeRequests);
+      expect(countersAfter.unsubscribeRequests).toBe(countersBefore.unsubscribeRequests);
+      again.unmount();
+      await vi.advanceTimersByTimeAsync(30 * 3);
+      expect(log.released('c://3')).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an update for a URI nobody subscribed causes no read and is listed', async () => {
@@ -186,18 +216,19 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     const view = mount(URI);
     await acknowledged(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     const reads = server.store.reads();
-    // Notify a spelling the client did not subscribe. A legacy server filters per session, so the
-    // client only sees it on the modern stream; the diagnostics then show the near-miss.
+    // Notify a spelling the client did not subscribe, and a URI nobody wants. Then a real change:
+    // the same stream carries it, so once it is shown the two before it have been handled.
     server.resourceUpdated('CONFIG://app');
     server.resourceUpdated('other://x');
-    await sleep(150);
-    expect(server.store.reads()).toBe(reads);
-    if (era === 'modern') {
-      // The modern server only delivers what the filter names, so nothing arrives either.
-      expect(diagnosticsOf(sync)?.counters.unmatched).toBe(0);
-    }
+    server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+    await idle(queryClient);
+    expect(server.store.reads()).toBe(reads + 1);
+    expect(server.store.reads(URI)).toBe(2);
+    // Both eras' servers deliver only what the client subscribed, so nothing else arrived.
+    expect(diagnosticsOf(sync)?.counters.unmatched).toBe(0);
   });
 
   it('a failed read keeps the previous content and exposes the error', async () => {
@@ -223,8 +254,12 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
   it('a missing resource is an error without retries', async () => {
     connect();
     const view = mount('missing://nothing');
-    await eventually(() => expect(view.result().status).toBe('error'));
-    await sleep(200);
+    // Failed for good (TanStack retries inside one fetch), and covered: no re-read can follow.
+    await eventually(() =>
+      expect(view.result()).toMatchObject({ status: 'error', fetchStatus: 'idle' }),
+    );
+    await acknowledged('missing://nothing');
+    await idle(queryClient);
     expect(server.store.reads('missing://nothing')).toBe(1);
   });
 
@@ -233,14 +268,14 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     const view = mount(URI);
     await acknowledged(URI);
     await eventually(() => expect(view.text()).toBe('v1'));
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     const before = server.store.reads(URI);
 
     server.dropStreams();
     server.setText(URI, 'changed during the gap'); // published to nobody
     await eventually(() => expect(view.text()).toBe('changed during the gap'));
     await acknowledged(URI);
-    await settled(() => server.store.reads());
+    await idle(queryClient);
     expect(server.store.reads(URI) - before).toBe(1);
     expect(diagnosticsOf(sync)?.stream.reopenCount).toBeGreaterThanOrEqual(1);
     server.setText(URI, 'after recovery');
@@ -277,7 +312,12 @@ describe.each(ERA_CASES)('a $kind server without the subscribe capability', ({ k
     const view = observeResource(sync, URI);
     try {
       await eventually(() => expect(view.text()).toBe('v1'));
-      await sleep(100);
+      // Declined for want of the capability: decided without asking the server.
+      await eventually(() =>
+        expect(diagnosticsOf(sync).resources.find((r) => r.uri === URI)?.declined).toContain(
+          'resources.subscribe',
+        ),
+      );
       expect(server.counters().subscribeRequests).toBe(0);
       expect(server.subscribedUris()).toEqual([]);
       const diagnostics = diagnosticsOf(sync);

@@ -15,9 +15,10 @@ import { promptQueryOptions } from '../../src/core/prompts';
 import { serverLog } from '../../src/core/serverLog';
 import { shareAcrossTabs } from '../../src/tabs';
 import type { TestServer } from '../servers';
+import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start } from '../support/eras';
 import { BrowserLocks, tabChannels } from '../support/tabs';
-import { eventually, settled } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -84,7 +85,7 @@ describe.each(ERA_CASES)(
   'prompts, completions, logs and cancel across tabs ($kind)',
   ({ kind, era }) => {
     it("a follower's prompt is read by the leader and kept fresh by prompts/list_changed", async () => {
-      const { server, follower } = await group(kind);
+      const { server, leader, follower } = await group(kind);
       const observer = new QueryObserver(
         follower.queryClient,
         promptQueryOptions('greet', { who: 'Ann' }),
@@ -92,12 +93,20 @@ describe.each(ERA_CASES)(
       cleanups.push(observer.subscribe(() => {}));
       const text = () => textOf(observer.getCurrentResult().data);
       await eventually(() => expect(text()).toBe('prompt greet rev 1 with {"who":"Ann"}'));
-      await settled(() => server.counters().promptGets);
+      // The leader's connection delivers the prompts list's notifications (gaining them may
+      // re-read), and neither tab fetches (a follower's query waits for the leader's read).
+      await eventually(() => expect(diagnosticsOf(leader.sync).lists.prompts).toBe(true));
+      const allIdle = () => Promise.all([idle(leader.queryClient), idle(follower.queryClient)]);
+      await allIdle();
       const before = server.counters().promptGets;
+      const notified = diagnosticsOf(leader.sync).counters.promptsListChanged;
       server.store.extras.promptRevision = 2;
       server.promptsChanged();
       await eventually(() => expect(text()).toBe('prompt greet rev 2 with {"who":"Ann"}'));
-      await settled(() => server.counters().promptGets);
+      await eventually(() =>
+        expect(diagnosticsOf(leader.sync).counters.promptsListChanged).toBe(notified + 1),
+      );
+      await allIdle();
       expect(server.counters().promptGets - before).toBe(1);
     });
 
@@ -121,7 +130,12 @@ describe.each(ERA_CASES)(
       cleanups.push(release);
       if (era === 'legacy')
         await eventually(() => expect(server.counters().setLevelRequests).toBe(1));
-      else await settled(() => follower.sync.getState(), 50);
+      else {
+        // The level goes to the leader with this tab's next interest message, a microtask after
+        // ask(). Once a round trip through the leader has ended, that message has been sent, so
+        // the call below follows it on the same channel, and the leader handles them in order.
+        await follower.queryClient.fetchQuery(promptQueryOptions('greet', { who: 'Bob' }));
+      }
       await callTool(follower.sync, { name: 'chatty' });
       await eventually(() =>
         expect(log.store.get().entries.map((entry) => entry.data)).toEqual(['bad']),

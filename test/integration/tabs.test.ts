@@ -19,7 +19,7 @@ import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { BrowserLocks, tabChannels } from '../support/tabs';
-import { eventually, settled, sleep } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const FAST = { initialDelayMs: 20, maxDelayMs: 100 };
 const SHARED = 'shared://doc';
@@ -171,13 +171,15 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
       for (const view of views) expect(view.text()).toBe(`${SHARED} v1`);
     });
     await expectOneConnection(server, era);
-    await settled(() => server.counters().reads);
+    // A follower's query is fetching while it waits for the leader's read.
+    const allIdle = () => Promise.all(tabs.map((tab) => idle(tab.queryClient)));
+    await allIdle();
     const before = server.counters().reads;
     server.setText(SHARED, 'v2');
     await eventually(() => {
       for (const view of views) expect(view.text()).toBe('v2');
     });
-    await settled(() => server.counters().reads);
+    await allIdle();
     expect(server.counters().reads - before).toBe(1);
   });
 
@@ -413,8 +415,10 @@ describe('tab sharing, whatever the server', () => {
 
     await follower.crash();
     await eventually(() => expect(leader.tabs()?.tabs).toBe(1));
-    // What only the crashed tab showed is let go on the server too.
-    await eventually(() => expect(server.subscribedUris()).toEqual([]));
+    // What only the crashed tab showed is let go on the server too: after the leader's own hold
+    // for the read it made for that tab (reader.ts, a 5 s grace) and the linger, so longer than
+    // eventually's 5 s by default.
+    await eventually(() => expect(server.subscribedUris()).toEqual([]), { timeout: 15_000 });
   });
 
   // The leader notices a tab that closed without a goodbye by a timer, which browsers throttle
@@ -493,11 +497,14 @@ describe('tab sharing, whatever the server', () => {
 
   it('a follower page that goes away leaves the group at once; one kept for back/forward stays', async () => {
     const page = new EventTarget();
-    const { leader, follower } = await groupOfTwo({ page });
+    const { server, leader, follower } = await groupOfTwo({ page });
 
     const cached = Object.assign(new Event('pagehide'), { persisted: true });
     page.dispatchEvent(cached);
-    await sleep(100);
+    // The follower's next message to the leader comes after any goodbye it sent: once the
+    // leader subscribes what the follower shows, it has heard everything before it.
+    observeResource(follower.sync, SHARED);
+    await eventually(() => expect(server.subscribedUris()).toEqual([SHARED]));
     expect(leader.tabs()?.tabs).toBe(2);
 
     page.dispatchEvent(new Event('pagehide'));
@@ -536,7 +543,8 @@ describe('tab sharing, whatever the server', () => {
     const follower = open();
     const view = observeResource(follower.sync, SHARED);
     await eventually(() => expect(view.text()).toBe(`${SHARED} v1`));
-    await settled(() => server.counters().reads);
+    await idle(leader.queryClient);
+    await idle(follower.queryClient);
     const before = server.counters().reads;
     server.store.setText(SHARED, 'changed without a notification');
     await follower.queryClient.invalidateQueries({ queryKey: ['resource', SHARED] });
@@ -591,8 +599,7 @@ describe('tab sharing, whatever the server', () => {
     const tabs = [open(), open()];
     await eventually(() => expect(locks.held()).toHaveLength(3)); // leader + one per tab
     for (const tab of tabs) await tab.close();
-    await sleep(10);
-    expect(locks.held()).toEqual([]);
+    await eventually(() => expect(locks.held()).toEqual([]));
     await eventually(() => expect(server.openStreams()).toBe(0));
   });
 });

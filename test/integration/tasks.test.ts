@@ -24,7 +24,7 @@ import type { ServerKind, TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
 import { start } from '../support/eras';
 import { BrowserLocks, tabChannels } from '../support/tabs';
-import { eventually, settled } from '../support/wait';
+import { eventually, idle } from '../support/wait';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -94,7 +94,7 @@ describe('tasks on a server that runs tool calls as tasks (legacy-v1)', () => {
     ]);
     // Ended: no more polling, and asking again answers from what was fetched.
     await sync.queryClient.refetchQueries({ queryKey: sync.keys.task(task.taskId) });
-    await settled(() => server.counters().methods);
+    await idle(sync.queryClient);
     expect(server.counters().methods['tasks/result']).toBe(1);
   });
 

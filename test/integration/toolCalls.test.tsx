@@ -9,7 +9,7 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { QueryClient as CoreQueryClient, MutationObserver } from '@tanstack/query-core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { type ReactNode, useEffect, useRef } from 'react';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { callToolMutationOptions, McpProvider, useCallTool, useMcp } from '../../src';
@@ -17,7 +17,8 @@ import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { CallToolVariables } from '../../src/core/tools';
 import { type StoredTool, startTamperProxy, type TestServer } from '../servers';
 import { ERA_CASES, start } from '../support/eras';
-import { eventually, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually } from '../support/wait';
 
 const TOOLS: StoredTool[] = [
   {
@@ -36,7 +37,7 @@ const textOf = (result: CallToolResult | undefined) => {
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
-  await sleep(20); // the provider tears down on the next macrotask
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 
@@ -123,7 +124,7 @@ describe.each(ERA_CASES)('tool calls ($kind)', ({ kind }) => {
     });
     expectTypeOf(call().data).toEqualTypeOf<CallToolResult | undefined>();
     expect(textOf(result)).toBe('called echo with {"x":1}');
-    await waitFor(() =>
+    await eventually(() =>
       expect(screen.getByTestId('call').textContent).toBe('success data: called echo with {"x":1}'),
     );
     expect(call().error).toBeNull();
@@ -135,7 +136,7 @@ describe.each(ERA_CASES)('tool calls ($kind)', ({ kind }) => {
     const { ui, call } = captureCallTool();
     renderApp(server.url, ui);
     act(() => call().mutate({ name: 'broken' }));
-    await waitFor(() =>
+    await eventually(() =>
       expect(screen.getByTestId('call').textContent).toBe('success data: failed broken (isError)'),
     );
     expect(call().isError).toBe(false);
@@ -148,7 +149,7 @@ describe.each(ERA_CASES)('tool calls ($kind)', ({ kind }) => {
     const { ui, call } = captureCallTool();
     renderApp(server.url, ui);
     act(() => call().mutate({ name: 'nope' }));
-    await waitFor(() => expect(call().isSuccess || call().isError).toBe(true));
+    await eventually(() => expect(call().isSuccess || call().isError).toBe(true));
     if (kind === 'legacy-v1') {
       // The v1 SDK's McpServer answers a result, not a JSON-RPC error (see legacyV1Server.ts).
       expect(call().data?.isError).toBe(true);
@@ -177,9 +178,9 @@ describe.each(ERA_CASES)('tool calls ($kind)', ({ kind }) => {
         {ui}
       </>,
     );
-    await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
+    await eventually(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
     act(() => call().mutate({ name: 'echo', arguments: { x: 2 } }));
-    await waitFor(() => expect(call().isError).toBe(true));
+    await eventually(() => expect(call().isError).toBe(true));
     expect(call().data).toBeUndefined();
     expect(server.counters().toolCalls).toBe(0);
     expect(screen.getByTestId('status').textContent).toBe('ready');
@@ -235,7 +236,7 @@ describe.each(ERA_CASES)('tool calls ($kind)', ({ kind }) => {
     const server = await serve(kind);
     const order: string[] = [];
     renderApp(server.url, <EarlyCaller order={order} />);
-    await waitFor(() =>
+    await eventually(() =>
       expect(screen.getByTestId('early').textContent).toBe('called echo with {"x":7}'),
     );
     expect(order).toEqual(['call while connecting']);

@@ -11,12 +11,13 @@ import { McpProvider, useTasks } from '../../src';
 import type { TaskStorage } from '../../src/core/tasks';
 import type { ServerKind, TestServer } from '../servers';
 import { start } from '../support/eras';
-import { eventually, sleep } from '../support/wait';
+import { disposeSyncs } from '../support/syncs';
+import { eventually } from '../support/wait';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
-  await sleep(20);
+  await disposeSyncs();
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 

@@ -38,8 +38,13 @@ export interface Deployment {
   streamInstance(): number;
   /** Notifications the client got (for `uri`, or all). */
   notifications(uri?: string): number;
-  /** Resolves with the arrival time (performance.now()) of the next notification for `uri`. */
-  nextNotification(uri: string, timeoutMs: number): Promise<number | undefined>;
+  /** The arrival time (performance.now()) of the next notification for `uri`, once it comes. */
+  nextNotification(uri: string): { at(): number | undefined; cancel(): void };
+  /**
+   * Resolves once the client has handled a resource list_changed announced on the instance that
+   * holds its stream: whatever that stream carried before it has been handled too.
+   */
+  fence(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -161,22 +166,27 @@ async function build(
     },
     streamInstance: () => instances.findIndex((instance) => instance.listenStreams() > 0),
     notifications: (uri) => (uri === undefined ? total : (counts.get(uri) ?? 0)),
-    nextNotification(uri, timeoutMs) {
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          const list = waiters.get(uri) ?? [];
+    nextNotification(uri) {
+      let arrivedAt: number | undefined;
+      const arrived = (at: number) => {
+        arrivedAt = at;
+      };
+      waiters.set(uri, [...(waiters.get(uri) ?? []), arrived]);
+      return {
+        at: () => arrivedAt,
+        cancel() {
           waiters.set(
             uri,
-            list.filter((waiter) => waiter !== arrived),
+            (waiters.get(uri) ?? []).filter((waiter) => waiter !== arrived),
           );
-          resolve(undefined);
-        }, timeoutMs);
-        const arrived = (at: number) => {
-          clearTimeout(timer);
-          resolve(at);
-        };
-        waiters.set(uri, [...(waiters.get(uri) ?? []), arrived]);
-      });
+        },
+      };
+    },
+    async fence() {
+      const before = diagnosticsOf(sync).counters.listChanged;
+      const holder = instances.find((instance) => instance.listenStreams() > 0);
+      holder?.handler.notify.resourcesChanged();
+      await eventually(() => expect(diagnosticsOf(sync).counters.listChanged).toBe(before + 1));
     },
     close,
   };
@@ -192,14 +202,14 @@ export interface Sample {
 /**
  * Update `count` times, round-robin over the resources and over the instances: change the shared
  * store, then announce it on instance k % N, like a request handled by that instance would.
- * Waits for each notification (up to `waitMs`) before the next update, so every latency is one
- * event's own.
+ * Waits for each notification before the next update, so every latency is one event's own. With
+ * `mayMiss`, a notification that has not come once the stream's own instance has fenced it
+ * (`fence()`) never will: it is recorded as missed.
  */
 export async function updateRoundRobin(
   deployment: Deployment,
   count: number,
-  waitMs: number,
-  first = 0,
+  { first = 0, mayMiss = false }: { first?: number; mayMiss?: boolean } = {},
 ): Promise<Sample[]> {
   const { uris, instances, store } = deployment;
   const samples: Sample[] = [];
@@ -207,10 +217,18 @@ export async function updateRoundRobin(
     const uri = uris[k % uris.length] as string;
     const instance = k % instances.length;
     store.setText(uri, `v${k + 1}`);
-    const arrival = deployment.nextNotification(uri, waitMs);
+    const arrival = deployment.nextNotification(uri);
     const start = performance.now();
     instances[instance]?.handler.notify.resourceUpdated(uri);
-    const at = await arrival;
+    if (mayMiss) await deployment.fence();
+    else {
+      // Polled every millisecond: the wait itself must not add to the next sample.
+      await eventually(() => expect(arrival.at(), `the update of ${uri}`).toBeDefined(), {
+        interval: 1,
+      });
+    }
+    const at = arrival.at();
+    arrival.cancel();
     samples.push({ instance, uri, latencyMs: at === undefined ? undefined : at - start });
     // Let the re-read land before the next update: client, proxy and instances share this one
     // event loop, and a read still in flight would be measured as notification latency.

@@ -17,7 +17,7 @@ import {
   type RedisEventBusError,
   type RedisEventBusOptions,
 } from '../../src/server';
-import { eventually, settled, sleep } from '../support/wait';
+import { eventually } from '../support/wait';
 import {
   busConnectionIds,
   killBusConnections,
@@ -97,14 +97,15 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     expect(a.uris()).toEqual(sent);
     await eventually(() => expect(b.uris()).toEqual(sent));
     await eventually(() => expect(a.bus.stats().sent).toBe(50));
-    // A's own entries came back from Redis too and were skipped, not delivered twice.
-    await sleep(50);
-    expect(a.uris()).toHaveLength(50);
-    expect(a.bus.stats()).toMatchObject({ published: 50, delivered: 50, received: 0 });
+    // A's own entries came back from Redis too and were skipped, not delivered twice: B's
+    // marker comes after them on the stream, so once A has it, A has read past them.
+    b.bus.publish(updated('marker://b'));
+    await eventually(() => expect(a.uris()).toEqual([...sent, 'marker://b']));
+    expect(a.bus.stats()).toMatchObject({ published: 50, delivered: 51, received: 1 });
     expect(b.bus.stats()).toMatchObject({
-      published: 0,
+      published: 1,
       received: 50,
-      delivered: 50,
+      delivered: 51,
       malformed: 0,
     });
   });
@@ -255,9 +256,9 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     await eventually(() => expect(b.bus.stats()).toMatchObject({ reconnects: 1, connected: true }));
     expect(b.codes()).toEqual(['disconnected']);
     expect(b.bus.stats().gaps).toBe(0);
-    // Own entries read again after A's reconnect are still skipped.
-    await sleep(50);
-    expect(a.uris()).toEqual(['before://1', ...during]);
+    // Own entries read again after A's reconnect are still skipped (B's marker comes after them).
+    b.bus.publish(updated('marker://b'));
+    await eventually(() => expect(a.uris()).toEqual(['before://1', ...during, 'marker://b']));
   });
 
   it('entries trimmed before a reconnected instance could read them are reported as a gap', async () => {
@@ -325,10 +326,13 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
   it('close() ends its own connection, keeps the caller client open and leaves no handles', async () => {
     const client = await connectClient();
     const channel = newChannel();
-    // Sockets and timers of earlier tests' clients are still winding down for a moment, and
-    // Redis lists an earlier bus's connection until it has processed that bus's goodbye.
-    await settled(countHandles, 100);
-    await eventually(async () => expect(await busConnectionIds(admin)).toHaveLength(0));
+    // Sockets of earlier tests' clients close a moment after they were destroyed, and Redis lists
+    // an earlier bus's connection until it has processed that bus's goodbye: wait until every
+    // socket this process holds is a connection Redis lists, and none is a bus's.
+    await eventually(async () => {
+      expect(await busConnectionIds(admin)).toHaveLength(0);
+      expect(countHandles().TCPSocketWrap).toBe(await redisClients(admin));
+    });
     const before = countHandles();
     const errors: RedisEventBusError[] = [];
     const bus: RedisEventBus = createRedisEventBus({
@@ -373,13 +377,20 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     });
     const ready = bus.ready();
     bus.publish(updated('x://never'));
-    await sleep(50);
+    // It has tried to connect, and failed.
+    await eventually(() => expect(errors.map((error) => error.code)).toContain('disconnected'));
     await bus.close();
     await expect(ready).rejects.toThrow(/closed before it was ready/);
     expect(errors.map((error) => error.code)).toContain('unsent');
     expect(bus.stats()).toMatchObject({ queued: 0, connected: false });
   });
 });
+
+/** Connections Redis lists (every one comes from this process: each test file has its own Redis). */
+async function redisClients(admin: { sendCommand(args: string[]): Promise<unknown> }) {
+  const list = String(await admin.sendCommand(['CLIENT', 'LIST']));
+  return list.split('\n').filter((line) => line.startsWith('id=')).length;
+}
 
 /** Handles that would keep vitest's worker alive, by kind. */
 function countHandles(): Record<string, number> {

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
 import { createClient } from 'redis';
+import { eventually } from '../support/wait';
 
 const HOST = '127.0.0.1';
 
@@ -68,12 +69,10 @@ export class RedisServer {
       { stdio: 'ignore' },
     );
     this.#child = child;
-    const deadline = Date.now() + 5000;
-    while (!(await ping(this.port))) {
+    await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})`);
-      if (Date.now() > deadline) throw new Error('redis-server did not answer PING');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      if (!(await ping(this.port))) throw new Error('redis-server did not answer PING');
+    });
   }
 
   async stop(): Promise<void> {

@@ -7,6 +7,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { eventually } from '../support/wait';
 import {
   ResourceStore,
   SERVER_KINDS,
@@ -61,16 +62,6 @@ function seededStore(): ResourceStore {
   return store;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
 interface Connected {
   client: Client;
   toolChanges: number;
@@ -112,7 +103,9 @@ async function connect(server: TestServer): Promise<Connected> {
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   if (server.kind !== 'modern') {
     // Legacy pushes ride the session's GET stream, opened in the background after connect().
-    await until(() => server.openStreams() > streamsBefore, 'the GET SSE stream');
+    await eventually(() =>
+      expect(server.openStreams() > streamsBefore, 'the GET SSE stream').toBe(true),
+    );
   }
   return connected;
 }
@@ -284,21 +277,27 @@ describe.each(SERVER_KINDS)('%s server catalog', (kind) => {
       });
     }
     server.toolsChanged();
-    await until(() => conn.toolChanges === 1, 'tools list_changed');
+    await eventually(() => expect(conn.toolChanges === 1, 'tools list_changed').toBe(true));
     server.promptsChanged();
-    await until(() => conn.promptChanges === 1, 'prompts list_changed');
+    await eventually(() => expect(conn.promptChanges === 1, 'prompts list_changed').toBe(true));
 
     server.setTools([{ name: 'fresh' }]);
-    await until(() => conn.toolChanges === 2, 'tools list_changed from setTools');
+    await eventually(() =>
+      expect(conn.toolChanges === 2, 'tools list_changed from setTools').toBe(true),
+    );
     const { tools } = await conn.client.listTools(undefined, { cacheMode: 'bypass' });
     expect(tools.map((t) => t.name)).toEqual(['fresh']);
 
     server.setPrompts([]);
-    await until(() => conn.promptChanges === 2, 'prompts list_changed from setPrompts');
+    await eventually(() =>
+      expect(conn.promptChanges === 2, 'prompts list_changed from setPrompts').toBe(true),
+    );
     expect((await conn.client.listPrompts(undefined, { cacheMode: 'bypass' })).prompts).toEqual([]);
 
     server.setTemplates([{ uriTemplate: 'new://{x}', name: 'new' }]);
-    await until(() => conn.resourceChanges === 1, 'resources list_changed from setTemplates');
+    await eventually(() =>
+      expect(conn.resourceChanges === 1, 'resources list_changed from setTemplates').toBe(true),
+    );
     const { resourceTemplates } = await conn.client.listResourceTemplates(undefined, {
       cacheMode: 'bypass',
     });
@@ -323,7 +322,9 @@ describe.each(SERVER_KINDS)('%s server catalog', (kind) => {
     server.setTools([{ name: 'fresh' }]);
     // Same stream, same order: once this marker is in, the others would have been too.
     server.resourcesChanged();
-    await until(() => conn.resourceChanges === 1, 'the marker list_changed');
+    await eventually(() =>
+      expect(conn.resourceChanges === 1, 'the marker list_changed').toBe(true),
+    );
     expect(conn.toolChanges).toBe(0);
     expect(conn.promptChanges).toBe(0);
   });
@@ -364,9 +365,15 @@ describe('modern server catalog listen streams', () => {
     server.toolsChanged();
     server.promptsChanged();
     server.resourcesChanged();
-    await until(() => asked.toolChanges === 1 && asked.promptChanges === 1, 'asked stream');
-    await until(() => other.resourceChanges === 1, 'the marker on the other stream');
-    await until(() => toolsOnly.resourceChanges === 1, 'the marker on the tools-only stream');
+    await eventually(() =>
+      expect(asked.toolChanges === 1 && asked.promptChanges === 1, 'asked stream').toBe(true),
+    );
+    await eventually(() =>
+      expect(other.resourceChanges === 1, 'the marker on the other stream').toBe(true),
+    );
+    await eventually(() =>
+      expect(toolsOnly.resourceChanges === 1, 'the marker on the tools-only stream').toBe(true),
+    );
     expect(other.toolChanges).toBe(0);
     expect(other.promptChanges).toBe(0);
     expect(toolsOnly.toolChanges).toBe(1);
@@ -375,8 +382,10 @@ describe('modern server catalog listen streams', () => {
     // A client with no listen stream at all gets nothing either.
     const idle = await connect(server);
     server.toolsChanged();
-    await until(() => asked.toolChanges === 2, 'the second tools list_changed');
-    await sleep(20);
+    await eventually(() =>
+      expect(asked.toolChanges === 2, 'the second tools list_changed').toBe(true),
+    );
+    // It has no stream the server could have written to.
     expect(idle.toolChanges).toBe(0);
   });
 });

@@ -11,6 +11,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/wait';
 import {
   ResourceStore,
   SERVER_KINDS,
@@ -42,16 +43,6 @@ function seed(): StoredResource[] {
     { uri: OTHER, name: 'other', text: 'o0' },
     { uri: BLOB, name: 'logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' },
   ];
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
 }
 
 interface Connected {
@@ -122,7 +113,9 @@ async function connectOnce(server: TestServer): Promise<Connected> {
   if (server.kind !== 'modern') {
     // A 2025 server can only push on the session's GET stream, which the client opens in the
     // background after connect() resolved: anything published before it is silently lost.
-    await until(() => server.openStreams() > streamsBefore, 'the GET SSE stream');
+    await eventually(() =>
+      expect(server.openStreams() > streamsBefore, 'the GET SSE stream').toBe(true),
+    );
   }
   return connected;
 }
@@ -245,12 +238,14 @@ describe.each(SERVER_KINDS)('%s server', (kind) => {
     server.setText(APP, 'v1');
     server.resourceUpdated(OTHER);
     server.resourceUpdated(APP);
-    await until(() => conn.updates.length >= 2, 'two updates');
+    await eventually(() => expect(conn.updates.length >= 2, 'two updates').toBe(true));
     expect(conn.updates).toEqual([APP, APP]);
     expect(await readText(conn.client, APP)).toBe('v1');
 
     await sub.close();
-    await until(() => server.subscribedUris().length === 0, 'the subscription to go away');
+    await eventually(() =>
+      expect(server.subscribedUris().length === 0, 'the subscription to go away').toBe(true),
+    );
     if (!modern) expect(server.counters().unsubscribeRequests).toBe(1);
   });
 
@@ -259,11 +254,11 @@ describe.each(SERVER_KINDS)('%s server', (kind) => {
     const conn = await connect(server);
     await subscribe(server, conn, [APP]);
     server.addResource({ uri: 'config://new', name: 'new', text: 'n0' });
-    await until(() => conn.listChanges === 1, 'list_changed');
+    await eventually(() => expect(conn.listChanges === 1, 'list_changed').toBe(true));
     const { resources } = await conn.client.listResources(undefined, { cacheMode: 'bypass' });
     expect(resources.map((r) => r.uri)).toEqual([APP, OTHER, BLOB, 'config://new']);
     expect(server.removeResource('config://new')).toBe(true);
-    await until(() => conn.listChanges === 2, 'second list_changed');
+    await eventually(() => expect(conn.listChanges === 2, 'second list_changed').toBe(true));
   });
 
   it('dropStreams cuts the notification stream without stopping the server', async () => {
@@ -274,7 +269,9 @@ describe.each(SERVER_KINDS)('%s server', (kind) => {
     server.dropStreams();
     if (sub.modern) {
       await expect(sub.modern.closed).resolves.toBe('remote');
-      await until(() => server.openStreams() === 0, 'the stream to be gone');
+      await eventually(() =>
+        expect(server.openStreams() === 0, 'the stream to be gone').toBe(true),
+      );
       expect(server.subscribedUris()).toEqual([]);
     } else {
       // The session and its subscriptions outlive the stream; the client re-opens GET after
@@ -347,7 +344,7 @@ describe.each(SERVER_KINDS)('%s server', (kind) => {
     if (sub.modern) expect(sub.modern.honoredFilter).toEqual({ resourceSubscriptions: [APP] });
     server.addResource({ uri: 'config://new', name: 'new', text: 'n0' });
     server.resourceUpdated(APP);
-    await until(() => conn.updates.length === 1, 'the marker update');
+    await eventually(() => expect(conn.updates.length === 1, 'the marker update').toBe(true));
     expect(conn.listChanges).toBe(0);
   });
 
@@ -383,9 +380,10 @@ describe.each(SERVER_KINDS)('%s server', (kind) => {
     const pending = readText(client, APP).finally(() => {
       settled = true;
     });
-    await until(() => entered.length === 1, 'the read to reach the hook');
+    await eventually(() => expect(entered.length === 1, 'the read to reach the hook').toBe(true));
     server.setText(APP, 'changed while held');
-    await sleep(30);
+    // Another request answered meanwhile: the held one still is not.
+    await client.listResources();
     expect(settled).toBe(false);
     server.store.onRead(undefined);
     gate.release?.();
@@ -404,10 +402,10 @@ describe('modern server listen streams', () => {
     expect(server.subscribedUris()).toEqual([OTHER, APP, BLOB].sort());
     expect(server.openStreams()).toBe(2);
     await a.close();
-    await until(() => server.openStreams() === 1, 'one stream to close');
+    await eventually(() => expect(server.openStreams() === 1, 'one stream to close').toBe(true));
     expect(server.subscribedUris()).toEqual([OTHER, BLOB]);
     await b.close();
-    await until(() => server.openStreams() === 0, 'both streams to close');
+    await eventually(() => expect(server.openStreams() === 0, 'both streams to close').toBe(true));
     expect(server.counters().listenRequests).toBe(2);
   });
 
@@ -433,7 +431,9 @@ describe('legacy servers filter per session', () => {
     expect(server.openStreams()).toBe(2);
     server.setText(OTHER, 'o1');
     server.setText(APP, 'v1');
-    await until(() => one.updates.length === 1 && two.updates.length === 1, 'one update each');
+    await eventually(() =>
+      expect(one.updates.length === 1 && two.updates.length === 1, 'one update each').toBe(true),
+    );
     expect(one.updates).toEqual([APP]);
     expect(two.updates).toEqual([OTHER]);
     // Ending a session (DELETE) drops its subscriptions; a client that just closes does not.

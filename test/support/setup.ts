@@ -1,12 +1,25 @@
 /**
- * Vitest setup for every test file. testing-library's `waitFor` / `findBy*` give up after 1 s by
- * default: on a loaded 2-core machine a round trip to a real server can take longer, and a full
- * run beside a Chromium e2e failed eight React tests that way. They wait as long as
- * `eventually` does (test/support/wait.ts); a passing test is not slower for it.
+ * Vitest setup for every test file. Under jsdom, `eventually` (test/support/wait.ts) polls the way
+ * testing-library's own waits do: outside React's act() environment, so what a server sends
+ * renders as it would in an app, without act() warnings. (testing-library's own wrapper would do,
+ * but it waits on the global setTimeout, which a test may have faked.)
  */
-if (typeof document !== 'undefined') {
-  const { configure } = await import('@testing-library/react');
-  configure({ asyncUtilTimeout: 5000 });
-}
+import { wrapEventually } from './wait';
 
-export {};
+const realSetTimeout = globalThis.setTimeout;
+const scope = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
+
+if (typeof document !== 'undefined') {
+  wrapEventually(async (poll) => {
+    const previous = scope.IS_REACT_ACT_ENVIRONMENT;
+    scope.IS_REACT_ACT_ENVIRONMENT = false;
+    try {
+      const result = await poll();
+      // Renders the last poll set off land before act() is expected again.
+      await new Promise((resolve) => realSetTimeout(resolve, 0));
+      return result;
+    } finally {
+      scope.IS_REACT_ACT_ENVIRONMENT = previous;
+    }
+  });
+}

@@ -53,7 +53,7 @@ function recordingSink() {
   } satisfies NotificationSink;
 }
 
-describe('installDispatcher', () => {
+describe('installDispatcher (rule 1: the handler is in place before anything is asked)', () => {
   it('registers one handler per method: updated and the three list_changed', () => {
     const fake = fakeClient();
     installDispatcher(fake.client, recordingSink());

@@ -33,7 +33,7 @@ function lowered() {
   return { retention, all, kept };
 }
 
-describe('Retention', () => {
+describe('Retention (rule 10)', () => {
   it('starts at the maximum ratio, 2', () => {
     expect(new Retention().ratio).toBe(2);
   });

@@ -55,7 +55,7 @@ async function watch(hostile: Hostile, requestMethod: string) {
   return { maxAttempt: Math.max(0, ...attempts), reopens, elapsed };
 }
 
-describe('a 2026-07-28 server that hangs up right after every acknowledgement', () => {
+describe('a 2026-07-28 server that hangs up right after every acknowledgement (rule 6)', () => {
   it('re-listens with a growing backoff, and each reopen costs at most one read', async () => {
     h = await startHostile(
       'modern',
@@ -75,7 +75,7 @@ describe('a 2026-07-28 server that hangs up right after every acknowledgement', 
   });
 });
 
-describe('a 2025 server that cuts the SSE stream right after it opens', () => {
+describe('a 2025 server that cuts the SSE stream right after it opens (rule 6)', () => {
   // The SDK resumes the stream in the same session and resets its own attempt count after every
   // successful reconnection, so a server that accepts the GET and hangs up at once would be
   // re-asked at the initial delay forever. The resumption scheduler keeps a count of streams that

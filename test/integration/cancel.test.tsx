@@ -61,7 +61,7 @@ function app(url: string) {
   return { call, captured };
 }
 
-describe.each(ERA_CASES)('cancelling a tool call ($kind)', ({ kind, era }) => {
+describe.each(ERA_CASES)('cancelling a tool call (rule 16, $kind)', ({ kind, era }) => {
   it('cancel() tells the server and settles the call as cancelled, not as an error', async () => {
     const server = await serve(kind);
     const { call, captured } = app(server.url);

@@ -133,7 +133,7 @@ describe.each(ERA_CASES)('completions ($kind)', ({ kind, era }) => {
     expect(server.store.extras.completeRequests).toBe(before);
   });
 
-  it('a server that declared no completions is asked nothing', async () => {
+  it('a server that declared no completions is asked nothing (rule 15)', async () => {
     const server = await serve(kind, { completions: false });
     const { queryClient } = app(server.url, { value: 'a' });
     await eventually(() => expect(shown()).toBe('unsupported'));

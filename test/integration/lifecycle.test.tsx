@@ -120,7 +120,7 @@ describe.each(ERA_CASES)('switching servers on a mounted McpProvider ($kind)', (
   });
 });
 
-describe.each(ERA_CASES)('the end of a connection ($kind)', ({ kind }) => {
+describe.each(ERA_CASES)('the end of a connection (rule 11, $kind)', ({ kind }) => {
   /** Nothing of ours is left on the server: no 2025 session, no SSE GET, no listen stream. */
   const nothingLeft = (server: TestServer, tamper?: TamperProxy) => {
     expect(server.liveSessions()).toBe(0);

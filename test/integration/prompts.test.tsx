@@ -119,7 +119,7 @@ describe.each(ERA_CASES)('prompts ($kind)', ({ kind }) => {
     expect(queryClient.getQueryState(mcpKeys.prompt('plain'))?.isInvalidated).toBe(true);
   });
 
-  it('a server that declared no prompts gets no prompts/get: NOT_SUPPORTED', async () => {
+  it('a server that declared no prompts gets no prompts/get: NOT_SUPPORTED (rule 15)', async () => {
     const server = await serve(kind, { prompts: false });
     renderApp(server.url, <Prompt id="p" name="greet" args={{ who: 'Ann' }} />);
     await eventually(() => expect(shown('p')).toMatch(/^error NOT_SUPPORTED: .*prompts/));

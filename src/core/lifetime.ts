@@ -18,30 +18,56 @@ export function whileAlive<A extends unknown[]>(
 /** `fn` after `ms`, unless `signal` aborts first. Returns what cancels it. */
 export function delay(signal: AbortSignal, ms: number, fn: () => void): () => void {
   const timer = setTimeout(() => {
-    signal.removeEventListener('abort', cancel);
+    forget();
     fn();
   }, ms);
   const cancel = () => clearTimeout(timer);
-  onEnd(signal, cancel);
+  const forget = onEnd(signal, cancel);
   return () => {
     cancel();
-    signal.removeEventListener('abort', cancel);
+    forget();
   };
 }
 
-/** `fn` once `signal` aborts (at once, if it already has). */
-export function onEnd(signal: AbortSignal, fn: () => void): void {
-  if (signal.aborted) fn();
-  else signal.addEventListener('abort', fn, { once: true });
+/**
+ * What runs when each signal aborts. One listener per signal, however many
+ * timers, reads and members a lifetime has (hundreds are normal: Node warns
+ * past ten listeners on one signal).
+ */
+const endings = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * `fn` once `signal` aborts (at once, if it already has). Returns what
+ * forgets it, for work that ends before its lifetime does.
+ */
+export function onEnd(signal: AbortSignal, fn: () => void): () => void {
+  if (signal.aborted) {
+    fn();
+    return () => {};
+  }
+  let fns = endings.get(signal);
+  if (!fns) {
+    const registered = new Set<() => void>();
+    endings.set(signal, registered);
+    signal.addEventListener(
+      'abort',
+      () => {
+        endings.delete(signal);
+        for (const end of registered) end();
+      },
+      { once: true },
+    );
+    fns = registered;
+  }
+  const entry = () => fn();
+  fns.add(entry);
+  return () => fns.delete(entry);
 }
 
 /** A lifetime inside `parent`: it ends when the parent does, or by itself. */
 export function within(parent: AbortSignal): AbortController {
   const child = new AbortController();
-  const follow = () => child.abort(parent.reason);
-  onEnd(parent, follow);
-  child.signal.addEventListener('abort', () => parent.removeEventListener('abort', follow), {
-    once: true,
-  });
+  const forget = onEnd(parent, () => child.abort(parent.reason));
+  child.signal.addEventListener('abort', forget, { once: true });
   return child;
 }

@@ -1,5 +1,6 @@
 import type { QueryClient, QueryFunctionContext, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from './errors';
+import { onEnd } from './lifetime';
 
 /** What serves the queries of one QueryClient scope: an McpCacheSync's upstream. */
 export interface QueryRunner {
@@ -69,11 +70,9 @@ export function routedQueryFn(scope: string | undefined) {
       // Either ending aborts the read. Followed by hand and let go after it:
       // AbortSignal.any would leave a reference per read on the attachment.
       const both = new AbortController();
-      const abort = (event: Event) => both.abort((event.target as AbortSignal).reason);
-      for (const one of [signal, attachment.signal]) {
-        if (one.aborted) both.abort(one.reason);
-        one.addEventListener('abort', abort);
-      }
+      const forget = [signal, attachment.signal].map((one) =>
+        onEnd(one, () => both.abort(one.reason)),
+      );
       try {
         return await runner.query(queryKey, both.signal);
       } catch (error) {
@@ -82,7 +81,7 @@ export function routedQueryFn(scope: string | undefined) {
           throw new McpQueryError('DISPOSED', 'the McpCacheSync of this query was disposed');
         }
       } finally {
-        for (const one of [signal, attachment.signal]) one.removeEventListener('abort', abort);
+        for (const stop of forget) stop();
       }
     }
   };

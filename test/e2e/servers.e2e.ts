@@ -7,6 +7,7 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TOOLS } from '../../playground/shared/demo';
 import { until } from './dashboard';
 import { startedForFile } from './harness';
 
@@ -75,8 +76,10 @@ class ServersPage {
   }
 }
 
-const DEMO_TOOLS = ['Demo__rename_board', 'Demo__check_links'];
-const SECOND_TOOLS = ['Second_instance__rename_board', 'Second_instance__check_links'];
+/** The demo's tools as the server lists them (no_such_tool is the one it does not have). */
+const LISTED = [TOOLS.rename, TOOLS.counterApp, TOOLS.failing, TOOLS.slow];
+const DEMO_TOOLS = LISTED.map((tool) => `Demo__${tool}`);
+const SECOND_TOOLS = LISTED.map((tool) => `Second_instance__${tool}`);
 
 describe('the Servers page', () => {
   it('four servers added, one signed in, every tool under a qualified name; kept across a reload', async () => {
@@ -97,7 +100,10 @@ describe('the Servers page', () => {
     expect(await ui.byId('server-broken').getByTestId('server-row-error').textContent()).toContain(
       '404',
     );
-    await ui.waitForTools('both demo instances listed', (tools) => tools.length === 4);
+    await ui.waitForTools(
+      'both demo instances listed',
+      (tools) => tools.length === DEMO_TOOLS.length + SECOND_TOOLS.length,
+    );
     expect(await ui.tools()).toEqual([...DEMO_TOOLS, ...SECOND_TOOLS]);
 
     // A duplicate is refused where the user typed it.
@@ -118,7 +124,10 @@ describe('the Servers page', () => {
       'protected signed in',
       (rows) => rows.protected?.status === 'ready' && rows.protected.signIn === 'signed-in',
     );
-    await ui.waitForTools('the protected server’s tool too', (tools) => tools.length === 5);
+    await ui.waitForTools(
+      'the protected server’s tool too',
+      (tools) => tools.length === DEMO_TOOLS.length + SECOND_TOOLS.length + 1,
+    );
     expect(await ui.tools()).toEqual([...DEMO_TOOLS, ...SECOND_TOOLS, 'Protected__archive_inbox']);
 
     // A question says which server asks.
@@ -149,7 +158,10 @@ describe('the Servers page', () => {
 
     // Removing a server takes its tools with it and leaves the others alone.
     await ui.byId('server-second-instance').getByTestId('server-row-remove').click();
-    await ui.waitForTools('the second instance’s tools gone', (tools) => tools.length === 3);
+    await ui.waitForTools(
+      'the second instance’s tools gone',
+      (tools) => tools.length === DEMO_TOOLS.length + 1,
+    );
     expect(await ui.tools()).toEqual([...DEMO_TOOLS, 'Protected__archive_inbox']);
     expect((await ui.rows()).map((row) => row.id)).toEqual(['demo', 'protected', 'broken']);
     expect(ui.errors).toEqual([]);

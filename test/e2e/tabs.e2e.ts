@@ -24,13 +24,18 @@ async function openTab(
   context: BrowserContext,
   endpoint: EndpointId,
   share: boolean,
+  /**
+   * Eight pages of the dev playground loading at once on two cores can take longer than
+   * Playwright's 30 s navigation timeout; how fast they load is not the subject.
+   */
+  timeout?: number,
 ): Promise<Dashboard> {
   const { playground } = started();
   const page = await context.newPage();
   const url = new URL(playground.url);
   url.searchParams.set('endpoint', endpoint);
   if (!share) url.searchParams.set('tabs', 'own');
-  await page.goto(url.href);
+  await page.goto(url.href, { timeout });
   return new Dashboard(page, playground.url);
 }
 
@@ -238,8 +243,11 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
       expect(await role(leader)).toBe('leader');
     }));
 
-  it(
-    'with sharing off, eight tabs open eight streams (the baseline)',
+  // The baseline once, on the 2025 endpoint where it shows sessions as well as streams: eight
+  // fresh profiles of the dev playground cost a minute of CI on two cores, and the bench's tabs
+  // scenario measures the unshared baseline on both eras.
+  it.runIf(endpoint === 'legacy')(
+    'with sharing off, eight tabs open eight streams and sessions (the baseline)',
     async () => {
       const { browser } = started();
       // One context per tab: in one profile Chromium keeps six connections per host over
@@ -255,7 +263,7 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
         );
         const sessionsBefore = (await endpointView(endpoint)).sessions;
         const tabs = await Promise.all(
-          contexts.map((context) => openTab(context, endpoint, false)),
+          contexts.map((context) => openTab(context, endpoint, false, EIGHT_TABS_TIMEOUT_MS)),
         );
         for (const ui of tabs) track(ui.page);
         expect(await roles(tabs)).toEqual(Array(TABS).fill('own'));

@@ -1,4 +1,5 @@
 import type { KeyValueStorage } from '../auth/storage';
+import { systemClock } from '../core/clock';
 import type { ChannelLike } from '../tabs/protocol';
 import { checkServer, MAX_SERVERS, type McpServerConfig } from './config';
 
@@ -72,7 +73,7 @@ export class ConfigStore {
   readonly #storage: KeyValueStorage | undefined;
   readonly #key: string;
   readonly #open: ((name: string) => ChannelLike) | undefined;
-  readonly #writer = Math.random().toString(36).slice(2);
+  readonly #writer = systemClock.random().toString(36).slice(2);
   #channel: ChannelLike | undefined;
   #state: Stored;
   /** The stored text last read or written: the same text again is nothing new. */

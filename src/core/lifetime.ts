@@ -53,7 +53,17 @@ export function onEnd(signal: AbortSignal, fn: () => void): () => void {
       'abort',
       () => {
         endings.delete(signal);
-        for (const end of registered) end();
+        for (const end of registered) {
+          // Each ending on its own, as separate listeners were: one that throws is reported
+          // and the rest still run.
+          try {
+            end();
+          } catch (error) {
+            queueMicrotask(() => {
+              throw error;
+            });
+          }
+        }
       },
       { once: true },
     );

@@ -63,4 +63,20 @@ describe('lifetimes (rule 11: nothing outlives what it belongs to)', () => {
     expect(within(life.signal).signal.aborted).toBe(true);
     expect(ended).toEqual(['end']);
   });
+
+  it('an ending that throws is reported, and the endings after it still run', () => {
+    const reported: Array<() => void> = [];
+    vi.spyOn(globalThis, 'queueMicrotask').mockImplementation((task) => reported.push(task));
+    const life = new AbortController();
+    const ended: string[] = [];
+    onEnd(life.signal, () => {
+      throw new Error('a broken ending');
+    });
+    onEnd(life.signal, () => ended.push('next'));
+    life.abort();
+    vi.restoreAllMocks();
+    expect(ended).toEqual(['next']);
+    expect(reported).toHaveLength(1);
+    expect(() => reported[0]?.()).toThrow('a broken ending');
+  });
 });

@@ -212,7 +212,7 @@ const base: Sizes = QUICK
         warmRows: 25,
         waveTimeoutMs: 30_000,
       },
-      grow: { uris: 3_000, batch: 25, intervalMs: 30, timeoutMs: 60_000 },
+      grow: { uris: 3_000, batch: 25, intervalMs: 30, timeoutMs: 180_000 },
       flood: { updates: 100_000, distinctUris: 100, chunks: 4 },
       browser: { rows: 200, rounds: 4, timeoutMs: 60_000 },
       latency: { samples: 500, warmup: 20 },

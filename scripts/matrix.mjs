@@ -75,11 +75,18 @@ export const ROWS = {
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 
 /**
- * Dev dependencies of the playground alone, which a row does not run: their own peer ranges
- * would not hold on the lowest row (the persist client wants a newer TanStack Query), so a
- * row's copy drops them before installing.
+ * Dev dependencies a row does not run, which a row's copy drops before installing: their own
+ * ranges would not hold on a row. The persist client (playground only) wants a newer TanStack
+ * Query; the third-party MCP servers the playground and other suites host (the MCP App
+ * examples, server-everything) bring their own React 19 and SDK server package, so a row would
+ * hold two of each.
  */
-const PLAYGROUND_ONLY = ['@tanstack/react-query-persist-client'];
+const PLAYGROUND_ONLY = [
+  '@tanstack/react-query-persist-client',
+  '@modelcontextprotocol/server-basic-react',
+  '@modelcontextprotocol/server-basic-vanillajs',
+  '@modelcontextprotocol/server-everything',
+];
 
 const TESTS = [
   'test/integration/react.test.tsx',

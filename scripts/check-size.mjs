@@ -22,14 +22,14 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * What CI fails past: the measured size when the package was last changed plus a little, so any
  * growth is caught and has to be argued for. 14.37 kB with the issue-11 connection work and the
  * tab-sharing hooks; 14.72 kB once a page that goes away ends its 2025 session (the keepalive
- * DELETE at pagehide) and the connection's wiring moved to connect.ts. 17.87 kB after the third
+ * DELETE at pagehide) and the connection's wiring moved to connect.ts. 17.94 kB after the third
  * round: the auth trust boundaries (tokens bound to their server, sign-in as a new identity), the
  * Upstream seam and lifetimes as signals, tab message checks, tool-call cancellation and
  * timeouts, request kinds (prompts, completions and tasks register themselves and stay out of
  * this bundle), additive listen streams (listenPlan) and the flood filter before the SDK parses
  * (eventStream). The 15,000 B budget is missed by about 2.9 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 17_950;
+export const CEILING_GZIP_BYTES = 18_000;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

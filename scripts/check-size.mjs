@@ -74,6 +74,7 @@ const AREAS = {
   ],
   'facade: McpCacheSync, query routing, identity partitions': [
     'core/mcpCacheSync',
+    'core/holds',
     'core/routing',
     'core/waiters',
     'core/internals',

@@ -4,6 +4,7 @@ import { CacheBridge } from './cacheBridge';
 import { systemClock } from './clock';
 import { McpQueryError } from './errors';
 import { EventBus, type McpEvent, type McpEventInput } from './events';
+import { Holds } from './holds';
 import { InterestRegistry } from './interest';
 import { registerInternals } from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
@@ -59,8 +60,7 @@ export class McpCacheSync {
   #authorize: (() => void) | undefined;
   readonly #identityListeners: Array<() => void> = [];
   readonly #facts: Array<() => McpEventInput[]> = [];
-  #holders = 0;
-  #teardown: ReturnType<typeof setTimeout> | undefined;
+  readonly #holds = new Holds(() => void this.dispose());
   #started = false;
 
   /**
@@ -163,15 +163,7 @@ export class McpCacheSync {
    */
   mount(): () => void {
     this.#start();
-    this.#holders += 1;
-    clearTimeout(this.#teardown);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#holders -= 1;
-      if (this.#holders === 0) this.#teardown = setTimeout(() => void this.dispose(), 0);
-    };
+    return this.#holds.take();
   }
 
   /**
@@ -186,7 +178,7 @@ export class McpCacheSync {
   }
 
   async #dispose(): Promise<void> {
-    clearTimeout(this.#teardown);
+    this.#holds.cancel();
     detach(this.queryClient, this.keys.scope, this.#serving);
     this.#bridge.dispose();
     await this.#upstream.dispose();

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { QueryClient } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
+import { Holds } from '../core/holds';
 import type { McpCacheSync } from '../core/mcpCacheSync';
 import type { CallToolVariables } from '../core/tools';
 import {
@@ -41,8 +42,7 @@ export class McpServerManager {
   readonly #elicitations = new ElicitationsOfServers();
   #servers: readonly McpServer[] = [];
   #syncs: ReadonlyMap<string, McpCacheSync> = new Map();
-  #holders = 0;
-  #teardown: ReturnType<typeof setTimeout> | undefined;
+  readonly #holds = new Holds(() => void this.dispose());
   #started = false;
   #disposing: Promise<void> | undefined;
 
@@ -198,8 +198,7 @@ export class McpServerManager {
    */
   mount(): () => void {
     this.#alive();
-    this.#holders += 1;
-    clearTimeout(this.#teardown);
+    const release = this.#holds.take();
     if (!this.#started) {
       this.#started = true;
       this.#store.start();
@@ -210,13 +209,7 @@ export class McpServerManager {
       }
       this.#publish();
     }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#holders -= 1;
-      if (this.#holders === 0) this.#teardown = setTimeout(() => void this.dispose(), 0);
-    };
+    return release;
   }
 
   /** End every connection (the list stays stored). Resolves once each server has seen it. */
@@ -226,7 +219,7 @@ export class McpServerManager {
   }
 
   async #dispose(): Promise<void> {
-    clearTimeout(this.#teardown);
+    this.#holds.cancel();
     this.#store.stop();
     const runtimes = [...this.#runtimes.values()];
     for (const runtime of runtimes) this.#unwatch.get(runtime)?.();

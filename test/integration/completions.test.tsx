@@ -12,23 +12,23 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { McpProvider, useCompletion } from '../../src';
 import type { ServerCapabilityOptions, TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
+import { atEnd, closeAll } from '../support/atEnd';
 import { deferred } from '../support/deferred';
-import { ERA_CASES, start } from '../support/eras';
+import { ERA_CASES, serve as serveEra } from '../support/eras';
 import { disposeSyncs } from '../support/syncs';
 import { eventually, idle } from '../support/wait';
 
-const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
   await disposeSyncs();
-  for (const close of cleanups.splice(0).reverse()) await close();
+  await closeAll();
 });
 
 async function serve(
   kind: (typeof ERA_CASES)[number]['kind'],
   capabilities?: ServerCapabilityOptions,
 ): Promise<TestServer> {
-  const server = await start(kind, capabilities && { capabilities });
+  const server = await serveEra(kind, capabilities);
   server.store.setPrompts([
     {
       name: 'greet',
@@ -39,7 +39,6 @@ async function serve(
   server.store.setTemplates([
     { uriTemplate: 'file:///{path}', name: 'file', completions: { path: ['a.txt', 'b.txt'] } },
   ]);
-  cleanups.push(() => server.close());
   return server;
 }
 
@@ -74,7 +73,7 @@ function Completer({ value, ref, argument, context, debounceMs = 0 }: Props) {
 
 function app(url: string, props: Props) {
   const queryClient = new QueryClient();
-  cleanups.push(() => queryClient.clear());
+  atEnd(() => queryClient.clear());
   const ui = (next: Props) => (
     <QueryClientProvider client={queryClient}>
       <McpProvider url={url} lingerMs={20}>
@@ -145,7 +144,7 @@ describe.each(ERA_CASES)('completions ($kind)', ({ kind, era }) => {
 
 it('useCompletion on the reference server: a completable prompt, narrowed by context', async () => {
   const server = await startEverythingServer();
-  cleanups.push(() => server.close());
+  atEnd(() => server.close());
   const ref: Ref = { type: 'ref/prompt', name: 'completable-prompt' };
   const { type } = app(server.url, { ref, argument: 'department', value: 'E' });
   await eventually(() => expect(shown()).toBe('Engineering'));

@@ -15,8 +15,9 @@ import { McpProvider, McpQueryError, mcpKeys, promptQueryOptions, usePrompt } fr
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { ServerCapabilityOptions, TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
+import { atEnd, closeAll } from '../support/atEnd';
 import { diagnosticsOf } from '../support/diagnostics';
-import { ERA_CASES, start } from '../support/eras';
+import { ERA_CASES, serve as serveEra } from '../support/eras';
 import { disposeSyncs, mountedSync } from '../support/syncs';
 import { eventually, idle } from '../support/wait';
 
@@ -25,26 +26,24 @@ const PROMPTS = [
   { name: 'plain' },
 ];
 
-const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
   await disposeSyncs();
-  for (const close of cleanups.splice(0).reverse()) await close();
+  await closeAll();
 });
 
 async function serve(
   kind: (typeof ERA_CASES)[number]['kind'],
   capabilities?: ServerCapabilityOptions,
 ): Promise<TestServer> {
-  const server = await start(kind, capabilities && { capabilities });
+  const server = await serveEra(kind, capabilities);
   server.store.setPrompts(PROMPTS);
-  cleanups.push(() => server.close());
   return server;
 }
 
 function renderApp(url: string, ui: ReactNode) {
   const queryClient = new QueryClient();
-  cleanups.push(() => queryClient.clear());
+  atEnd(() => queryClient.clear());
   const view = render(
     <QueryClientProvider client={queryClient}>
       <McpProvider url={url} lingerMs={20}>
@@ -140,7 +139,7 @@ describe.each(ERA_CASES)('prompts ($kind)', ({ kind }) => {
     const server = await serve(kind);
     const queryClient = new CoreQueryClient();
     const sync = new McpCacheSync({ queryClient, url: server.url });
-    cleanups.push(() => sync.dispose());
+    atEnd(() => sync.dispose());
     sync.mount();
     const result = await queryClient.fetchQuery(promptQueryOptions('greet', { who: 'Cy' }));
     expect(textOf(result)).toBe('prompt greet rev 1 with {"who":"Cy"}');
@@ -154,7 +153,7 @@ describe.each(ERA_CASES)('prompts ($kind)', ({ kind }) => {
 
 it('usePrompt on the reference server (server-everything): a prompt with arguments', async () => {
   const server = await startEverythingServer();
-  cleanups.push(() => server.close());
+  atEnd(() => server.close());
   renderApp(server.url, <Prompt id="p" name="args-prompt" args={{ city: 'Oslo', state: 'N' }} />);
   await eventually(() => expect(shown('p')).toBe("What's weather in Oslo, N?"));
   expect(server.methods()['prompts/get']).toBe(1);

@@ -19,7 +19,8 @@ import {
   type TestServer,
 } from '../servers';
 import { startEverythingServer } from '../servers/everything';
-import { ERA_CASES, start } from '../support/eras';
+import { atEnd, closeAll } from '../support/atEnd';
+import { ERA_CASES, serve as serveEra } from '../support/eras';
 import { disposeSyncs } from '../support/syncs';
 import { eventually } from '../support/wait';
 
@@ -35,20 +36,18 @@ const TOOLS: StoredTool[] = [
   { name: 'burst', log: ['a', 'b', 'c', 'd', 'e'].map((data) => ({ level: 'error', data })) },
 ];
 
-const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   cleanup();
   await disposeSyncs();
-  for (const close of cleanups.splice(0).reverse()) await close();
+  await closeAll();
 });
 
 async function serve(
   kind: (typeof ERA_CASES)[number]['kind'],
   capabilities?: ServerCapabilityOptions,
 ): Promise<TestServer> {
-  const server = await start(kind, capabilities && { capabilities });
+  const server = await serveEra(kind, capabilities);
   server.store.setTools(TOOLS);
-  cleanups.push(() => server.close());
   return server;
 }
 
@@ -71,7 +70,7 @@ function Log({ level, max, caller }: { level?: Level; max?: number; caller: Call
 
 function app(url: string, props: { level?: Level; max?: number }) {
   const queryClient = new QueryClient();
-  cleanups.push(() => queryClient.clear());
+  atEnd(() => queryClient.clear());
   const caller: Caller = {};
   const ui = (next: typeof props) => (
     <QueryClientProvider client={queryClient}>
@@ -143,10 +142,10 @@ describe('server logs: hostile messages (legacy-v2, on the session stream)', () 
   it('a message with no known level is counted as malformed; huge data is cut', async () => {
     const server = await serve('legacy-v2');
     const proxy = await startTamperProxy(server.url);
-    cleanups.push(() => proxy.close());
+    atEnd(() => proxy.close());
     const queryClient = new (await import('@tanstack/query-core')).QueryClient();
     const sync = new McpCacheSync({ queryClient, url: proxy.url });
-    cleanups.push(() => sync.dispose());
+    atEnd(() => sync.dispose());
     const log = serverLog(sync);
     const malformed: string[] = [];
     sync.subscribeEvents((event) => {
@@ -177,7 +176,7 @@ describe('server logs without React', () => {
     const server = await serve('legacy-v1');
     const queryClient = new (await import('@tanstack/query-core')).QueryClient();
     const sync = new McpCacheSync({ queryClient, url: server.url });
-    cleanups.push(() => sync.dispose());
+    atEnd(() => sync.dispose());
     const log = serverLog(sync);
     const release = log.ask('error');
     await callTool(sync, { name: 'chatty' });
@@ -189,7 +188,7 @@ describe('server logs without React', () => {
 
 it('useServerLog on the reference server: its simulated logging reaches the inbox', async () => {
   const server = await startEverythingServer();
-  cleanups.push(() => server.close());
+  atEnd(() => server.close());
   const { run } = app(server.url, { level: 'debug' });
   await eventually(() => expect(supported()).toBe('true'));
   await eventually(() => expect(server.methods()['logging/setLevel']).toBe(1));
@@ -210,7 +209,7 @@ describe.each(['modern', 'legacy-v2'] as const)('the devtools Logs tab (%s)', (k
   it('shows the server’s messages from the level chosen there', async () => {
     const server = await serve(kind);
     const queryClient = new QueryClient();
-    cleanups.push(() => queryClient.clear());
+    atEnd(() => queryClient.clear());
     const caller: Caller = {};
     render(
       <QueryClientProvider client={queryClient}>

@@ -1,4 +1,6 @@
+import type { ServerCapabilityOptions } from '../servers';
 import { type ServerKind, type StartServerOptions, startServer, type TestServer } from '../servers';
+import { atEnd } from './atEnd';
 
 export interface EraCase {
   kind: ServerKind;
@@ -14,6 +16,16 @@ export const ERA_CASES: EraCase[] = [
 
 export function start(kind: ServerKind, options?: StartServerOptions): Promise<TestServer> {
   return startServer(kind, options);
+}
+
+/** A server of `kind` (declaring `capabilities` if given), closed at the end of the test. */
+export async function serve(
+  kind: ServerKind,
+  capabilities?: ServerCapabilityOptions,
+): Promise<TestServer> {
+  const server = await start(kind, capabilities && { capabilities });
+  atEnd(() => server.close());
+  return server;
 }
 
 export const text = (uri: string, value: string, extra: object = {}) => ({

@@ -26,23 +26,14 @@ import {
   startServer,
   type TestServer,
 } from '../servers';
+import { atEnd, closeAll } from './atEnd';
+
+export { atEnd, closeAll };
 
 export const INBOX = 'secret://inbox';
 /** Where the authorization server sends the browser back; never fetched. */
 export const REDIRECT = 'http://127.0.0.1:9/callback';
 export const FAST = { initialDelayMs: 20, maxDelayMs: 100 };
-
-const cleanups: Array<() => unknown> = [];
-
-/** Close what this module started, newest first. */
-export async function closeAll(): Promise<void> {
-  for (const close of cleanups.splice(0).reverse()) await close();
-}
-
-/** Run `close` at the end of the test (before what was started earlier). */
-export function atEnd(close: () => unknown): void {
-  cleanups.push(close);
-}
 
 export interface Protected {
   authServer: AuthServer;
@@ -65,7 +56,7 @@ export async function protectedServer(
   if (options.authServer && 'url' in options.authServer) authServer = options.authServer;
   else {
     authServer = await startAuthServer(options.authServer);
-    cleanups.push(() => authServer.close());
+    atEnd(() => authServer.close());
   }
   const store = new ResourceStore([
     inbox({ alice: "alice's inbox", bob: "bob's inbox" }),
@@ -76,7 +67,7 @@ export async function protectedServer(
     store,
     auth: { authServer, toolScopes: { 'admin-only': 'mcp:admin' } },
   });
-  cleanups.push(() => server.close());
+  atEnd(() => server.close());
   return { authServer, server };
 }
 
@@ -167,7 +158,7 @@ export function connect(
     reconnect: FAST,
     ...(options.authContext !== undefined && { authContext: options.authContext }),
   });
-  cleanups.push(async () => {
+  atEnd(async () => {
     await sync.dispose();
     queryClient.clear();
   });

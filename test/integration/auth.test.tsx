@@ -6,17 +6,9 @@
  * provider). Nothing is mocked: discovery, registration, PKCE, `state` and `iss`, refresh and
  * step-up all happen on the wire.
  */
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  callTool,
-  McpProvider,
-  type McpProviderProps,
-  mcpKeys,
-  useMcp,
-  useResource,
-} from '../../src';
+import { callTool, type McpProviderProps, mcpKeys, useMcp, useResource } from '../../src';
 import { memoryStorage } from '../../src/auth';
 import type { ServerKind } from '../servers';
 import { ERA_CASES } from '../support/eras';
@@ -29,6 +21,7 @@ import {
   oauthProvider,
   protectedServer,
 } from '../support/oauth';
+import { renderWithProvider } from '../support/oauthApp';
 import { observeResource } from '../support/observe';
 import { disposeSyncs } from '../support/syncs';
 import { eventually, idle } from '../support/wait';
@@ -258,20 +251,13 @@ function SignIn() {
 }
 
 function renderApp(props: Partial<McpProviderProps> & { url: string }) {
-  const queryClient = new QueryClient({
-    defaultOptions: { queries: { retry: 1, retryDelay: 20 } },
-  });
-  atEnd(() => queryClient.clear());
-  const ui = (next: Partial<McpProviderProps>) => (
-    <QueryClientProvider client={queryClient}>
-      <McpProvider lingerMs={30} reconnect={FAST} {...props} {...next}>
-        <SignIn />
-        <Inbox />
-      </McpProvider>
-    </QueryClientProvider>
+  return renderWithProvider(
+    props,
+    <>
+      <SignIn />
+      <Inbox />
+    </>,
   );
-  const view = render(ui({}));
-  return { queryClient, rerender: (next: Partial<McpProviderProps>) => view.rerender(ui(next)) };
 }
 
 const shown = (id: string) => screen.getByTestId(id).textContent;

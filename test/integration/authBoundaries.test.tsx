@@ -5,12 +5,10 @@
  * a token goes only to the server it was issued for, a new sign-in is a new person, and
  * signing out or in as someone else leaves nothing of the previous connection open.
  */
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   callTool,
-  McpProvider,
   type McpProviderProps,
   mcpKeys,
   useCallTool,
@@ -24,13 +22,13 @@ import {
   atEnd,
   closeAll,
   connect,
-  FAST,
   INBOX,
   inbox,
   oauthProvider,
   protectedServer,
   sentWith,
 } from '../support/oauth';
+import { renderWithProvider } from '../support/oauthApp';
 import { observeResource } from '../support/observe';
 import { disposeSyncs } from '../support/syncs';
 import { eventually } from '../support/wait';
@@ -71,20 +69,13 @@ function Status() {
 }
 
 function renderApp(props: Partial<McpProviderProps> & { url: string }) {
-  const queryClient = new QueryClient({
-    defaultOptions: { queries: { retry: 1, retryDelay: 20 } },
-  });
-  atEnd(() => queryClient.clear());
-  const ui = (next: Partial<McpProviderProps>) => (
-    <QueryClientProvider client={queryClient}>
-      <McpProvider lingerMs={30} reconnect={FAST} {...props} {...next}>
-        <Status />
-        <Inbox />
-      </McpProvider>
-    </QueryClientProvider>
+  return renderWithProvider(
+    props,
+    <>
+      <Status />
+      <Inbox />
+    </>,
   );
-  const view = render(ui({}));
-  return { queryClient, rerender: (next: Partial<McpProviderProps>) => view.rerender(ui(next)) };
 }
 
 const shown = (id: string) => screen.getByTestId(id).textContent;

@@ -584,6 +584,10 @@ async function runChaos(kind: ServerKind, seed: number): Promise<void> {
       const missing = mountedUris.filter((uri) => !subscribed.includes(uri));
       if (missing.length > 0) problems.push(`mounted but not subscribed: ${missing.join(' ')}`);
     }
+    // Likewise the streams: once quiet, the client merges what it listens to into one stream
+    // and closes the others (listenPlan.ts, `settle`), and a close reaches the server a moment
+    // after the client let go. Bounded: a stream nobody closes never converges.
+    await eventually(() => expect(server.openStreams()).toBe(1)).catch(() => {});
     const openStreams = server.openStreams();
     if (openStreams !== 1) problems.push(`server sees ${openStreams} streams, expected 1`);
 

@@ -1,6 +1,6 @@
 /** @vitest-environment jsdom */
 /**
- * Hostile input with a real React tree mounted: a server that floods 100,000 updates for one URI,
+ * Hostile input with a real React tree mounted: a server that floods 25,000 updates for one URI,
  * and one that sends garbage and fails reads. The tree must keep rendering (nothing thrown into
  * React, a timer-driven component keeps ticking), every notification must be counted, the reads
  * must stay single-flight with a trailing read, and the final content must be shown.

@@ -1,5 +1,5 @@
 /**
- * The 100,000-update flood on the 2025 era, without React (the React tree is flooded on the
+ * The 25,000-update flood on the 2025 era, without React (the React tree is flooded on the
  * 2026-07-28 era in flood.test.tsx; from the dispatcher on, the path is the same). Here the
  * updates ride the session's GET SSE stream instead of a listen stream.
  */

@@ -139,8 +139,13 @@ export function staleNow(view: View): boolean {
   return view.observer.getOptimisticResult(options).isStale;
 }
 
-/** `HOSTILE_FLOOD=<n>` shrinks it for a quick local run; the suite's number is 100,000. */
-export const FLOOD = Number(process.env.HOSTILE_FLOOD) || 100_000;
+/**
+ * What the flood suites check (every update counted, single flight, bounded diagnostics, the
+ * event loop turning) does not depend on the number, so the suite floods 25,000: the bench
+ * (`npm run bench -- --only=flood,memory`) is where 100,000 are timed and measured.
+ * `HOSTILE_FLOOD=<n>` changes it.
+ */
+export const FLOOD = Number(process.env.HOSTILE_FLOOD) || 25_000;
 export const FLOOD_CHUNKS = 4;
 /**
  * Reads of a flooded URI are held this long, so "single flight plus one trailing read" has a

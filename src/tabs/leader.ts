@@ -109,11 +109,13 @@ export class Leader {
     }
     // A message in this tab's own name is another script's: this tab never hears itself.
     if (message.tab === this.#link.tab) return;
-    // Requests of a tab that never said hello make it a member (it may have missed the
-    // election); past MAX_TABS, new tabs are not served at all.
+    // Requests of a tab that never said hello make it a member (it said hello before any tab
+    // led, and its first words to this one are its pending reads): counted at once, whatever
+    // the message. Past MAX_TABS, new tabs are not served at all.
     const known = this.#members.has(message.tab);
     const member = this.#members.join(message.tab);
     if (!member) return;
+    if (!known && message.type !== 'hello') this.#groupChanged();
     const { context, tab } = this.#link;
     switch (message.type) {
       case 'hello': {
@@ -134,7 +136,6 @@ export class Leader {
         member.answering = message.answering === true;
         member.logLevel = message.logLevel;
         this.reconcile();
-        if (!known) this.#groupChanged();
         break;
       case 'read':
         void this.#serve(member, message.tab, message.id, () =>

@@ -731,6 +731,25 @@ describe('a message storm (rule 14, and rule 8 for tab messages)', () => {
     expect(hub.errors).toEqual([]);
   });
 
+  it('a tab whose first words to the leader are reads (its hello came before anyone led) is counted in the group at once', async () => {
+    const { tabs, hub, settle } = await group(1);
+    const [a] = tabs as [Tab];
+    expect(a.tabs()).toMatchObject({ leader: true, tabs: 1 });
+    // What a tab that said hello while no tab led yet sends once it hears the leader: its
+    // pending reads, then its interest.
+    hub.inject(GROUP, {
+      type: 'read',
+      tab: 'late',
+      id: 1,
+      key: resourceKey('doc://1'),
+      fresh: false,
+    });
+    hub.inject(GROUP, { type: 'interest', tab: 'late', keys: [resourceKey('doc://1')] });
+    await settle();
+    expect(a.tabs()).toMatchObject({ leader: true, tabs: 2 });
+    expect(hub.sent(a.label, 'group').at(-1)).toMatchObject({ tabs: 2 });
+  });
+
   it('a message in the leader’s own name is another script’s: the leader never counts itself as a member', async () => {
     const { tabs, hub, settle } = await group(2);
     const [a] = tabs as [Tab, Tab];

@@ -9,4 +9,13 @@ export default defineConfig(({ mode }) => ({
   // `--mode frozen` (the browser tests): no HMR and no file watching, so edits elsewhere in the
   // repository cannot reload or hot-swap the library under a running test.
   server: mode === 'frozen' ? { hmr: false, watch: null } : {},
+  // `--production` builds both pages: the playground and the browser bench's.
+  build: {
+    rolldownOptions: {
+      input: {
+        main: fileURLToPath(new URL('index.html', import.meta.url)),
+        bench: fileURLToPath(new URL('bench.html', import.meta.url)),
+      },
+    },
+  },
 }));

@@ -5,6 +5,7 @@
  *   npm run playground                                   one process, one port (as always)
  *   npm run playground -- --instances 3                  /mcp = round-robin over 3 instances, Redis bus
  *   npm run playground -- --instances 3 --bus memory     the same with an in-memory bus per instance
+ *   npm run playground -- --production                   a production build, served by `vite preview`
  *   npm run playground -- --port 3000 --host             any other option goes to Vite
  *
  * Scaled mode settings reach the Vite plugin as MCP_PLAYGROUND_* environment variables (see
@@ -14,9 +15,10 @@
  * safe to use. Plain JavaScript on purpose: nothing to compile before Vite can start.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,6 +41,9 @@ const USAGE = `Usage: npm run playground -- [--instances N] [--bus redis|memory]
   --bus KIND      how the instances share change events: redis (default) or memory
                   (one in-memory bus per instance: the failure mode, on purpose);
                   implies --instances ${DEFAULT_INSTANCES} if not given
+  --production    build the page for production and serve it with \`vite preview\` (the demo
+                  server is the same); what the browser tests run: one script per page
+                  instead of a module per file
   REDIS_URL       (env) the Redis to use with --bus redis; otherwise one answering on
                   ${HOST}:6379, otherwise a private redis-server started on a free port
 
@@ -52,6 +57,7 @@ function parseArgs(argv) {
   let instances;
   let bus;
   let help = false;
+  let production = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const [name, inline] = arg.startsWith('--') ? splitOnce(arg, '=') : [arg, undefined];
@@ -73,6 +79,8 @@ function parseArgs(argv) {
         }
         instances = n;
       }
+    } else if (arg === '--production') {
+      production = true;
     } else {
       if (arg === '--help' || arg === '-h') help = true;
       vite.push(arg);
@@ -81,6 +89,7 @@ function parseArgs(argv) {
   const scaled = instances !== undefined || bus !== undefined;
   return {
     help,
+    production,
     vite,
     scale: scaled ? { instances: instances ?? DEFAULT_INSTANCES, bus: bus ?? 'redis' } : undefined,
   };
@@ -273,11 +282,42 @@ async function main() {
   if (!args.vite.some((arg) => arg === '--configLoader' || arg.startsWith('--configLoader='))) {
     viteArgs.push('--configLoader', 'runner');
   }
-  const vite = spawn(process.execPath, [VITE_BIN, ...viteArgs], {
-    cwd: ROOT,
-    env,
-    stdio: 'inherit',
-  });
+  let outDir;
+  if (args.production) {
+    // Built with the same environment (scaled mode is compiled into the page), into a
+    // directory of this run's own, removed when it ends.
+    outDir = mkdtempSync(join(tmpdir(), 'mcp-playground-'));
+    process.on('exit', () => rmSync(outDir, { recursive: true, force: true }));
+    const build = spawn(
+      process.execPath,
+      [
+        VITE_BIN,
+        'build',
+        'playground',
+        '--outDir',
+        outDir,
+        '--emptyOutDir',
+        '--configLoader',
+        'runner',
+        '--logLevel',
+        'warn',
+      ],
+      { cwd: ROOT, env, stdio: 'inherit' },
+    );
+    const built = await new Promise((resolve) =>
+      build.once('exit', (exitCode) => resolve(exitCode)),
+    );
+    if (built !== 0) {
+      await cleanup();
+      await stopChild(redisChild);
+      return built ?? 1;
+    }
+  }
+  const vite = spawn(
+    process.execPath,
+    [VITE_BIN, ...(outDir ? ['preview', ...viteArgs, '--outDir', outDir] : viteArgs)],
+    { cwd: ROOT, env, stdio: 'inherit' },
+  );
   // A terminal's Ctrl-C reaches Vite by itself (same process group); a signal sent to this
   // process alone (a test harness, a process manager) is passed on. Either way this script
   // waits for Vite to exit, then stops Redis.

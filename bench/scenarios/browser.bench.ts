@@ -8,7 +8,8 @@ import { ratio, round } from '../lib/stats';
 
 /**
  * A list of resources in a real browser: headless Chromium (Debian's), the
- * playground's dev server (its demo MCP server on the same origin), plain
+ * playground built for production (`--production`: minified React in its
+ * production mode, as users get it; its demo MCP server on the same origin), plain
  * HTTP/1.1, so at most 6 connections per host, as in a browser without
  * HTTP/2. The rows mount at once on a connected page; measured in the page:
  * mount → every row shows its content. Ours (McpProvider + useResource)
@@ -79,7 +80,7 @@ it('browser: a list of resources in Chromium over HTTP/1.1', async () => {
     const eras = [...new Set(KINDS.map((kind) => ERA_OF[kind]))];
     for (const era of eras) {
       const runs: BrowserRun[] = [];
-      // Thrown away: the dev server transforms the page's modules on first request.
+      // Thrown away: warms the server's and the browser's first requests.
       await runOnce(browser, playground, 'ours', era, uris.slice(0, 5), size.timeoutMs);
       await runOnce(browser, playground, 'plain', era, uris.slice(0, 5), size.timeoutMs);
       for (let r = 0; r < size.rounds; r++) {

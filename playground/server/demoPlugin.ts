@@ -16,7 +16,7 @@
  * becomes a round-robin proxy over N instances, and control-API changes are forwarded to one
  * instance each (see cluster.ts). `/mcp-legacy` stays a single instance.
  */
-import type { Connect, Plugin } from 'vite';
+import type { Connect, Plugin, PreviewServer, ViteDevServer } from 'vite';
 import { ENDPOINTS, PROTECTED_ENDPOINTS, SECOND_ENDPOINT } from '../shared/demo';
 import { AppsHost } from './appsHost';
 import { handleControl } from './controlApi';
@@ -34,84 +34,87 @@ const scaledModule = scale ? await import('./scaledDemo') : undefined;
 export function mcpDemoServer(): Plugin {
   return {
     name: 'mcp-demo-server',
-    // Only a dev server gets the demo; a test run importing this config must not start timers.
-    apply: (_config, env) => env.command === 'serve' && !process.env.VITEST,
+    // A dev or preview server gets the demo (a build only the scaled-mode constant); a test run
+    // importing this config must not start timers.
+    apply: () => !process.env.VITEST,
     config: () => ({
       // Vite's own CORS middleware runs before this plugin's and would answer the endpoints'
       // preflights with its generic policy (no exposed Mcp-Session-Id); cors.ts decides instead.
       server: { cors: false },
+      preview: { cors: false },
       // What the page needs before it connects (see playground/src/scale.ts); nothing by default.
       ...(scale ? { define: { __PLAYGROUND_SCALE__: JSON.stringify(scaleMode(scale)) } } : {}),
     }),
-    async configureServer(server) {
-      const logger = server.config.logger;
-      let demo: DemoServer;
-      let forwardControl: Connect.NextHandleFunction | undefined;
-      if (scale && scaledModule) {
-        const scaled = await scaledModule.startScaledDemo(scale, logger);
-        demo = scaled.demo;
-        forwardControl = (req, res) => scaled.cluster.forwardControl(req, res);
-      } else {
-        demo = new DemoServer();
-      }
-      const protectedDemo = await ProtectedDemo.start();
-      // The Servers page's "second instance": its own store and clock, the same URIs and tools.
-      const second = new DemoServer();
-      const apps = new AppsHost();
-      const middleware: Connect.NextHandleFunction = (req, res, next) => {
-        // Matched by hand: `use('/mcp', …)` would strip the prefix from req.url.
-        const path = (req.url ?? '/').split('?')[0] ?? '/';
-        const endpoint =
-          path === ENDPOINTS.modern.path
-            ? 'modern'
-            : path === ENDPOINTS.legacy.path
-              ? 'legacy'
-              : undefined;
-        // Both eras, also in scaled mode (the proxy's answers pass through this response).
-        if (endpoint) {
-          if (!applyCors(req, res)) void demo.handle(endpoint, req, res);
-        } else if (path === SECOND_ENDPOINT.path) {
-          if (!applyCors(req, res)) void second.handle('modern', req, res);
-        }
-        // Scaled: reading the state is the dashboard's own view; a change goes to one instance.
-        else if (
-          (path === '/demo/apps' || path === '/demo/apps/examples') &&
-          req.method === 'GET'
-        ) {
-          (path === '/demo/apps' ? apps.info() : apps.examples()).then(
-            (answer) => sendJson(res, 200, answer),
-            (error: unknown) => sendJson(res, 500, { error: String(error) }),
-          );
-        } else if (path.startsWith('/demo/') && forwardControl && req.method !== 'GET') {
-          forwardControl(req, res, next);
-        } else if (path.startsWith('/demo/')) void handleControl(demo, req, res);
-        else if (!protectedDemo.handle(path, req, res)) next();
-      };
-      // Registered directly (not from a returned hook) so it runs before Vite's SPA fallback.
-      server.middlewares.use(middleware);
-      server.httpServer?.once('listening', () => {
-        logger.info(
-          `  MCP demo: ${ENDPOINTS.modern.path} (2026-07-28) and ${ENDPOINTS.legacy.path} (2025), control API under /demo/`,
-        );
-        logger.info(
-          `  Sign-in demo at /signin: ${PROTECTED_ENDPOINTS.modern.path} and ${PROTECTED_ENDPOINTS.legacy.path} want tokens from the demo authorization server on ${protectedDemo.authServer.url}`,
-        );
-        if (scale) {
-          const bus =
-            scale.bus === 'redis' && scale.redis
-              ? `Redis event bus on ${scale.redis.url} (${scale.redis.origin}), stream "${scale.redis.channel}"`
-              : 'in-memory bus per instance: changes reach only streams on the instance that made them (the failure mode, on purpose)';
-          logger.info(
-            `  Scaled: ${ENDPOINTS.modern.path} is a round-robin proxy over ${scale.instances} instances; ${bus}. ${ENDPOINTS.legacy.path} stays one instance.`,
-          );
-        }
-      });
-      server.httpServer?.once('close', () => {
-        void demo.close();
-        void second.close();
-        void protectedDemo.close();
-        void apps.close();
-      });
-    },
+    configureServer: (server) => mountDemo(server),
+    // `npm run playground -- --production`: the built page, the same demo.
+    configurePreviewServer: (server) => mountDemo(server),
   };
+}
+
+async function mountDemo(server: ViteDevServer | PreviewServer): Promise<void> {
+  const logger = server.config.logger;
+  let demo: DemoServer;
+  let forwardControl: Connect.NextHandleFunction | undefined;
+  if (scale && scaledModule) {
+    const scaled = await scaledModule.startScaledDemo(scale, logger);
+    demo = scaled.demo;
+    forwardControl = (req, res) => scaled.cluster.forwardControl(req, res);
+  } else {
+    demo = new DemoServer();
+  }
+  const protectedDemo = await ProtectedDemo.start();
+  // The Servers page's "second instance": its own store and clock, the same URIs and tools.
+  const second = new DemoServer();
+  const apps = new AppsHost();
+  const middleware: Connect.NextHandleFunction = (req, res, next) => {
+    // Matched by hand: `use('/mcp', …)` would strip the prefix from req.url.
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const endpoint =
+      path === ENDPOINTS.modern.path
+        ? 'modern'
+        : path === ENDPOINTS.legacy.path
+          ? 'legacy'
+          : undefined;
+    // Both eras, also in scaled mode (the proxy's answers pass through this response).
+    if (endpoint) {
+      if (!applyCors(req, res)) void demo.handle(endpoint, req, res);
+    } else if (path === SECOND_ENDPOINT.path) {
+      if (!applyCors(req, res)) void second.handle('modern', req, res);
+    }
+    // Scaled: reading the state is the dashboard's own view; a change goes to one instance.
+    else if ((path === '/demo/apps' || path === '/demo/apps/examples') && req.method === 'GET') {
+      (path === '/demo/apps' ? apps.info() : apps.examples()).then(
+        (answer) => sendJson(res, 200, answer),
+        (error: unknown) => sendJson(res, 500, { error: String(error) }),
+      );
+    } else if (path.startsWith('/demo/') && forwardControl && req.method !== 'GET') {
+      forwardControl(req, res, next);
+    } else if (path.startsWith('/demo/')) void handleControl(demo, req, res);
+    else if (!protectedDemo.handle(path, req, res)) next();
+  };
+  // Registered directly (not from a returned hook) so it runs before Vite's SPA fallback.
+  server.middlewares.use(middleware);
+  server.httpServer?.once('listening', () => {
+    logger.info(
+      `  MCP demo: ${ENDPOINTS.modern.path} (2026-07-28) and ${ENDPOINTS.legacy.path} (2025), control API under /demo/`,
+    );
+    logger.info(
+      `  Sign-in demo at /signin: ${PROTECTED_ENDPOINTS.modern.path} and ${PROTECTED_ENDPOINTS.legacy.path} want tokens from the demo authorization server on ${protectedDemo.authServer.url}`,
+    );
+    if (scale) {
+      const bus =
+        scale.bus === 'redis' && scale.redis
+          ? `Redis event bus on ${scale.redis.url} (${scale.redis.origin}), stream "${scale.redis.channel}"`
+          : 'in-memory bus per instance: changes reach only streams on the instance that made them (the failure mode, on purpose)';
+      logger.info(
+        `  Scaled: ${ENDPOINTS.modern.path} is a round-robin proxy over ${scale.instances} instances; ${bus}. ${ENDPOINTS.legacy.path} stays one instance.`,
+      );
+    }
+  });
+  server.httpServer?.once('close', () => {
+    void demo.close();
+    void second.close();
+    void protectedDemo.close();
+    void apps.close();
+  });
 }

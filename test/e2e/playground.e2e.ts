@@ -14,7 +14,8 @@ import { startedForFile } from './harness';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../playground/screenshots/', import.meta.url));
 
-const started = startedForFile();
+// The README's `npm run playground` as it is: the dev server (the other suites run the built page).
+const started = startedForFile([], { dev: true });
 
 /** The board as the Tools card shows it. */
 async function currentBoard(ui: Dashboard): Promise<Board> {

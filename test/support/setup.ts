@@ -4,7 +4,7 @@
  * renders as it would in an app, without act() warnings. (testing-library's own wrapper would do,
  * but it waits on the global setTimeout, which a test may have faked.)
  */
-import { afterAll } from 'vitest';
+import { afterAll, vi } from 'vitest';
 import { closeAll } from './atEnd';
 import { disposeSyncs } from './syncs';
 import { wrapEventually } from './wait';
@@ -32,8 +32,12 @@ if (typeof document !== 'undefined') {
 // A worker runs file after file in one module graph (`isolate: false`): what this module and its
 // helpers keep is set for each file (the wrapper above), and a file leaves nothing behind for the
 // next one, whether or not it awaited its own teardown: no McpCacheSync in `mountedSyncs()`, no
-// cleanup in `atEnd`'s list. (Runs after the file's own afterAll hooks.)
+// cleanup in `atEnd`'s list, no fake timer, stubbed global or spy. (Runs after the file's own
+// afterAll hooks.)
 afterAll(async () => {
+  vi.useRealTimers();
   await disposeSyncs();
   await closeAll();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
 });

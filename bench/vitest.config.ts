@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -21,7 +20,9 @@ class ScenarioOrder extends BaseSequencer {
 
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
-  plugins: [react()],
+  // JSX for React's production build (bench/lib/productionReact.ts): the automatic runtime's
+  // `jsx`, not the development `jsxDEV` (which React's production build does not have).
+  oxc: { jsx: { runtime: 'automatic', development: false } },
   test: {
     include: [`bench/scenarios/${process.env.BENCH_ONLY ?? '*'}.bench.{ts,tsx}`],
     // Each scenario in a fresh process (no shared heap), one at a time so
@@ -30,6 +31,7 @@ export default defineConfig({
     isolate: true,
     fileParallelism: false,
     sequence: { sequencer: ScenarioOrder },
+    setupFiles: ['bench/lib/productionReact.ts'],
     // The memory scenario forces full collections before each heap sample.
     execArgv: [
       '--expose-gc',

@@ -6,7 +6,6 @@
  */
 import { afterAll, vi } from 'vitest';
 import { closeAll } from './atEnd';
-import { disposeSyncs } from './syncs';
 import { wrapEventually } from './wait';
 
 const realSetTimeout = globalThis.setTimeout;
@@ -34,9 +33,15 @@ if (typeof document !== 'undefined') {
 // next one, whether or not it awaited its own teardown: no McpCacheSync in `mountedSyncs()`, no
 // cleanup in `atEnd`'s list, no fake timer, stubbed global or spy. (Runs after the file's own
 // afterAll hooks.)
+// The McpCacheSyncs are found where test/support/syncs.ts keeps them, on globalThis: importing
+// that module here would load the library for every file, before its tests (~7 s of a run).
+const MOUNTED = Symbol.for('mcp-react-query.test.mounted');
 afterAll(async () => {
   vi.useRealTimers();
-  await disposeSyncs();
+  const mounted = (globalThis as { [MOUNTED]?: Set<{ dispose(): Promise<void> }> })[MOUNTED];
+  const left = [...(mounted ?? [])];
+  mounted?.clear();
+  await Promise.all(left.map((sync) => sync.dispose()));
   await closeAll();
   vi.unstubAllGlobals();
   vi.restoreAllMocks();

@@ -10,7 +10,11 @@
 import { QueryClient } from '@tanstack/query-core';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 
-const mounted = new Set<McpCacheSync>();
+/** On globalThis: test/support/setup.ts ends what a file left mounted without loading the library. */
+const MOUNTED = Symbol.for('mcp-react-query.test.mounted');
+const scope = globalThis as { [MOUNTED]?: Set<McpCacheSync> };
+scope[MOUNTED] ??= new Set();
+const mounted = scope[MOUNTED];
 /** The first `dispose()` of each McpCacheSync: later calls await the same teardown. */
 const disposing = new WeakMap<McpCacheSync, Promise<void>>();
 

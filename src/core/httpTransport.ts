@@ -5,6 +5,7 @@ import {
 import { type BackoffOptions, backoffDelay } from './backoff';
 import type { Clock } from './clock';
 import { rewrap, type UpdateFilter } from './eventStream';
+import { onEnd } from './lifetime';
 
 /**
  * Whether the stream a 2025 session delivers notifications on is up:
@@ -188,12 +189,10 @@ function observedFetch(
       const controller = new AbortController();
       open.set(id, controller);
       // The caller's signal (often the transport's, which lives long) aborts
-      // ours; followed by hand, and let go with the request.
+      // ours; let go with the request. Through onEnd: one listener on that
+      // signal however many requests are in flight (a list of thousands).
       const upstream = init?.signal;
-      const follow = () => controller.abort(upstream?.reason);
-      if (upstream?.aborted) follow();
-      upstream?.addEventListener('abort', follow);
-      unfollow = () => upstream?.removeEventListener('abort', follow);
+      if (upstream) unfollow = onEnd(upstream, () => controller.abort(upstream.reason));
       request = { ...init, signal: controller.signal };
     }
     const forget = () => {

@@ -135,16 +135,18 @@ describe('installDispatcher (rule 1: the handler is in place before anything is 
     const fake = fakeClient();
     const sink = recordingSink();
     installDispatcher(fake.client, sink);
-    const known = [
-      'notifications/cancelled',
-      'notifications/progress',
-      'notifications/message',
-      'notifications/roots/list_changed',
-      'notifications/tasks/status',
-      'notifications/elicitation/complete',
-      'notifications/subscriptions/acknowledged',
+    // Well-formed where a feature parses them (server logs, tasks: whether those parsers are
+    // defined depends on what this worker imported before, in this file or another).
+    const known: Array<[string, Record<string, unknown>]> = [
+      ['notifications/cancelled', {}],
+      ['notifications/progress', {}],
+      ['notifications/message', { level: 'info', data: 'x' }],
+      ['notifications/roots/list_changed', {}],
+      ['notifications/tasks/status', { taskId: 't1', status: 'working' }],
+      ['notifications/elicitation/complete', {}],
+      ['notifications/subscriptions/acknowledged', {}],
     ];
-    for (const method of known) await fake.notify(method, {});
+    for (const [method, params] of known) await fake.notify(method, params);
     expect(sink.malformed).not.toHaveBeenCalled();
     await fake.notify('notifications/resources/changed', {});
     await fake.notify('', {});

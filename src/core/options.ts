@@ -40,7 +40,10 @@ export interface McpCacheSyncOptions {
   lingerMs?: number;
   /** Reconnect and re-listen backoff (ms). */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
-  /** Bound on waiting for a subscription's acknowledgement (ms). */
+  /**
+   * Bound on waiting for a subscription's acknowledgement (ms): a listen request's timeout, and how
+   * long a first read waits for coverage while nothing is acknowledged (at most `requestTimeoutMs`).
+   */
   ackTimeoutMs?: number;
   /** Bound on every request, and on a read's wait for the connection (ms). */
   requestTimeoutMs?: number;

@@ -91,7 +91,7 @@ export class Session {
   readonly #host: SessionHost;
   readonly #options: SessionOptions;
   readonly #life = new AbortController();
-  readonly #waiters = new Waiters();
+  readonly #waiters: Waiters;
   /** Targets reads are waiting to be covered, with how many reads wait for each. */
   readonly #awaiting = new Map<string, number>();
   #coverage: Coverage = noCoverage;
@@ -109,6 +109,7 @@ export class Session {
     this.client = client;
     this.#host = host;
     this.#options = options;
+    this.#waiters = new Waiters({ now: () => options.clock.now() });
     this.#legacyStream = observed ? 'opening' : 'unknown';
     this.#status = { ...initialStatus('none', options.clock.now()), ...options.history };
     installDispatcher(client, this.#sink());
@@ -232,15 +233,21 @@ export class Session {
   /**
    * Rule 4 without the extra read: if `target` is wanted and its coverage
    * can still come, a promise that settles once it is covered (or can no
-   * longer be, or the ack timeout passes); otherwise undefined, and the read
-   * goes ahead at once.
+   * longer be, or nothing has been acknowledged for `ackTimeoutMs`, or
+   * `requestTimeoutMs` has passed); otherwise undefined, and the read goes
+   * ahead at once. Acknowledgements of other targets restart the wait: a
+   * server working through thousands of new rows is slow, not silent.
    */
   whenCovered(target: Target, signal: AbortSignal): Promise<void> | undefined {
     if (!this.#pending(target)) return undefined;
     const key = targetOf(target);
     this.#awaiting.set(key, (this.#awaiting.get(key) ?? 0) + 1);
     return this.#waiters
-      .wait(() => !this.#pending(target), { timeoutMs: this.#options.ackTimeoutMs, signal })
+      .wait(() => !this.#pending(target), {
+        timeoutMs: this.#options.ackTimeoutMs,
+        maxMs: this.#options.requestTimeoutMs,
+        signal,
+      })
       .finally(() => {
         const left = (this.#awaiting.get(key) ?? 1) - 1;
         if (left > 0) this.#awaiting.set(key, left);
@@ -322,6 +329,7 @@ export class Session {
     if (!diff) return;
     this.#coverage = next;
     const { gained, lost, listsGained } = diff;
+    if (gained.length > 0 || listsGained.length > 0) this.#waiters.progress();
     const awaited = {
       uris: new Set(gained.filter((uri) => this.#awaiting.has(targetOf({ uri })))),
       lists: new Set(listsGained.filter((list) => this.#awaiting.has(targetOf({ list })))),

@@ -43,6 +43,12 @@ type Phase = 'subscribing' | 'subscribed' | 'unsubscribing' | 'unsure';
 const MAX_WAITING_UNSUBSCRIBES = 256;
 /** …and once subscribing has paused, this many at a time (a browser has few connections). */
 const UNSUBSCRIBES_AT_ONCE = 4;
+/**
+ * Subscribes in flight at once; the rest wait their turn here, not in the
+ * HTTP client's queue, where the SDK's timeout would be running (a browser
+ * has six connections per host, and a list can bring thousands of rows).
+ */
+const SUBSCRIBES_AT_ONCE = 32;
 
 /**
  * The 2025 channel: `resources/subscribe` when a URI is first wanted,
@@ -66,6 +72,9 @@ export class SubscribeChannel implements ChangeChannel {
   #target: ReadonlySet<string> = new Set();
   /** Subscribed but no longer wanted, oldest first: their unsubscribes wait for a pause. */
   readonly #evicted = new Set<string>();
+  /** Wanted, waiting for a subscribe slot, in the order they were wanted. */
+  readonly #queued = new Set<string>();
+  #subscribing = 0;
   #unsubscribing = 0;
   #lastSubscribeAt = Number.NEGATIVE_INFINITY;
   #stopDrain: (() => void) | undefined;
@@ -178,12 +187,40 @@ export class SubscribeChannel implements ChangeChannel {
     const wanted = this.#target.has(uri);
     // Wanted again while its unsubscribe waits: nothing to ask at all.
     if (wanted) this.#evicted.delete(uri);
-    if (phase === 'subscribing' || phase === 'unsubscribing') return;
-    if (this.#retries.get(uri)?.cancel !== undefined) return;
-    if (wanted && phase !== 'subscribed' && !this.#declined.has(uri)) this.#subscribe(uri);
-    else if (!wanted && (phase === 'subscribed' || phase === 'unsure')) {
+    if (this.#needsSubscribe(uri)) {
+      this.#queued.add(uri);
+      this.#pump();
+    } else if (this.#settled(uri) && !wanted && (phase === 'subscribed' || phase === 'unsure')) {
       this.#evicted.add(uri);
       this.#drain();
+    }
+  }
+
+  /** Nothing is in flight or waiting to be retried for `uri`. */
+  #settled(uri: string): boolean {
+    const phase = this.#phases.get(uri);
+    return (
+      phase !== 'subscribing' &&
+      phase !== 'unsubscribing' &&
+      this.#retries.get(uri)?.cancel === undefined
+    );
+  }
+
+  #needsSubscribe(uri: string): boolean {
+    return (
+      this.#target.has(uri) &&
+      this.#settled(uri) &&
+      this.#phases.get(uri) !== 'subscribed' &&
+      !this.#declined.has(uri)
+    );
+  }
+
+  /** Sends queued subscribes while there are slots; one let go meanwhile is dropped. */
+  #pump(): void {
+    for (const uri of this.#queued) {
+      if (this.#subscribing >= SUBSCRIBES_AT_ONCE) return;
+      this.#queued.delete(uri);
+      if (this.#needsSubscribe(uri)) this.#subscribe(uri);
     }
   }
 
@@ -217,6 +254,7 @@ export class SubscribeChannel implements ChangeChannel {
 
   #subscribe(uri: string): void {
     this.#phases.set(uri, 'subscribing');
+    this.#subscribing += 1;
     this.#lastSubscribeAt = this.#options.clock.now();
     const { signal } = this.#options;
     this.#client
@@ -245,8 +283,10 @@ export class SubscribeChannel implements ChangeChannel {
       )
       .finally(
         whileAlive(signal, () => {
+          this.#subscribing -= 1;
           this.#publishCoverage();
           this.#step(uri);
+          this.#pump();
           this.#drain();
         }),
       );

@@ -8,15 +8,27 @@ interface Waiter {
  * owner says something changed, and bounded by a timeout and a signal. All
  * of them settle (never reject) when the owner releases them: a waiter only
  * ever delays, it never fails what waited.
+ *
+ * A wait with `maxMs` counts its timeout from the latest `progress()` (the
+ * owner saw its kind of work advance, if not this waiter's), up to `maxMs`
+ * in all; `now` is needed for that.
  */
 export class Waiters {
   readonly #waiting = new Set<Waiter>();
+  readonly #now: () => number;
+  #progressAt = Number.NEGATIVE_INFINITY;
+
+  constructor({ now = () => 0 }: { now?: () => number } = {}) {
+    this.#now = now;
+  }
 
   wait(
     ready: () => boolean,
-    { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal },
+    { timeoutMs, maxMs, signal }: { timeoutMs: number; maxMs?: number; signal?: AbortSignal },
   ): Promise<void> {
     return new Promise<void>((resolve) => {
+      const startedAt = this.#now();
+      let timer: ReturnType<typeof setTimeout>;
       const waiter: Waiter = {
         ready,
         settle: () => {
@@ -26,11 +38,27 @@ export class Waiters {
           resolve();
         },
       };
-      const timer = setTimeout(waiter.settle, timeoutMs);
+      // Re-armed lazily: progress costs nothing per waiter until its timer fires.
+      const due = () => {
+        if (maxMs === undefined) return waiter.settle();
+        const now = this.#now();
+        const until = Math.min(
+          Math.max(startedAt, this.#progressAt) + timeoutMs,
+          startedAt + maxMs,
+        );
+        if (until <= now) waiter.settle();
+        else timer = setTimeout(due, until - now);
+      };
+      timer = setTimeout(due, Math.min(timeoutMs, maxMs ?? timeoutMs));
       signal?.addEventListener('abort', waiter.settle);
       this.#waiting.add(waiter);
       if (signal?.aborted) waiter.settle();
     });
+  }
+
+  /** What the waiters wait for advanced: waits with a cap start their timeout again. */
+  progress(): void {
+    this.#progressAt = this.#now();
   }
 
   recheck(): void {

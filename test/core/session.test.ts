@@ -165,6 +165,21 @@ describe('Session', () => {
       expect(seen.state).toBe('resolved');
     });
 
+    it('acknowledgements of other URIs while a read waits restart its ackTimeoutMs: the server is getting there', async () => {
+      const t = setup({ wanted: ['a://1'] });
+      t.session.ready();
+      t.want.add('b://2');
+      t.session.update(t.host.wanted.desire()); // b://2 waits for a://1's request
+      const seen = track(t.session.whenCovered({ uri: 'b://2' }, signal()) as Promise<void>);
+      await vi.advanceTimersByTimeAsync(1500);
+      await t.fake.ack(); // a://1 covered; b://2's own request goes out now
+      expect(t.fake.listens.at(-1)?.filter.resourceSubscriptions).toEqual(['b://2']);
+      await vi.advanceTimersByTimeAsync(ACK_TIMEOUT_MS - 1);
+      expect(seen.state).toBe('pending');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(seen.state).toBe('resolved');
+    });
+
     it('a server without resources.subscribe never covers a URI: no wait', () => {
       const t = setup({ capabilities: { resources: { listChanged: true } }, wanted: ['a://1'] });
       t.session.ready();

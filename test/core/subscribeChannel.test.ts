@@ -146,6 +146,32 @@ describe('SubscribeChannel', () => {
     expect(t.count('subscribe')).toBe(2);
   });
 
+  it('sends at most 32 subscribes at once; the rest go in the order they were wanted as answers come, each timed from when it is sent', async () => {
+    const t = setup();
+    const uris = Array.from({ length: 40 }, (_, i) => `q://${String(i).padStart(2, '0')}`);
+    t.channel.update(desire(uris));
+    expect(t.requests.map((r) => r.uri)).toEqual(uris.slice(0, 32));
+    // Waiting its turn is not covered, but may still be: reads wait for it (rule 4).
+    expect(t.channel.mayCover('q://35')).toBe(true);
+
+    // Longer than the request timeout in the queue costs nothing: the SDK's timer starts when sent.
+    await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS * 2);
+    await t.answer('subscribe', 'q://05');
+    await t.answer('subscribe', 'q://00', refusal('Resource not found'));
+    expect(t.requests.slice(32).map((r) => [r.uri, r.timeout])).toEqual([
+      ['q://32', REQUEST_TIMEOUT_MS],
+      ['q://33', REQUEST_TIMEOUT_MS],
+    ]);
+
+    // Let go while waiting its turn: never sent.
+    t.channel.update(desire(uris.filter((uri) => uri !== 'q://34')));
+    for (const uri of uris.slice(1, 32)) if (uri !== 'q://05') await t.answer('subscribe', uri);
+    expect(t.count('subscribe', 'q://34')).toBe(0);
+    for (const uri of uris.slice(32)) if (uri !== 'q://34') await t.answer('subscribe', uri);
+    expect(t.count('subscribe')).toBe(39);
+    expect(t.covered()).toEqual(uris.filter((uri) => uri !== 'q://00' && uri !== 'q://34'));
+  });
+
   it('a URI released while its subscribe is in flight is unsubscribed only after the subscribe settles', async () => {
     const t = setup();
     t.channel.update(desire(['a://1']));

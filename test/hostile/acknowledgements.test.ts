@@ -322,6 +322,41 @@ describe('subscribe answers from a hostile 2025 server', () => {
     expect(h.proxy.stats(SUBSCRIBE).requests).toBe(1);
   });
 
+  // Rule 4 with many rows at once on 2025: 80 subscribes, answered one at a time every 10 ms,
+  // take far longer than ackTimeoutMs in all. At most 32 go out at once (the rest wait in the
+  // channel, not in the HTTP client where the SDK's timeout would run), and each answer is
+  // progress: the reads keep waiting for their own subscription, so each URI is read once.
+  it('80 rows at once, subscribes answered slowly one by one: at most 32 in flight, and every URI read exactly once', async () => {
+    let queue: Promise<unknown> = Promise.resolve();
+    h = await startHostile(
+      'legacy-v2',
+      // Half of what the 80 answers take in all; between two answers there are 10 ms.
+      { ackTimeoutMs: 400 },
+      {
+        hold: (exchange) => {
+          if (exchange.method !== SUBSCRIBE) return undefined;
+          queue = queue.then(() => new Promise((resolve) => setTimeout(resolve, 10)));
+          return queue;
+        },
+      },
+    );
+    const uris = Array.from({ length: 80 }, (_, i) => `note://row/${i}`);
+    for (const uri of uris) h.server.store.upsert(text(uri, `t:${uri}`));
+    const views = uris.map((uri) => h?.mount(uri) as ReturnType<Hostile['mount']>);
+    await eventually(
+      () => expect(views.map((view) => view.text())).toEqual(uris.map((uri) => `t:${uri}`)),
+      {
+        timeout: 10_000,
+      },
+    );
+    await idle(h.queryClient);
+    const subscribes = h.proxy.stats(SUBSCRIBE);
+    expect(subscribes.requests).toBe(80);
+    expect(subscribes.maxInFlight).toBeLessThanOrEqual(32);
+    expect(subscribes.maxInFlight).toBeGreaterThanOrEqual(8);
+    expect(uris.map((uri) => h?.server.store.reads(uri))).toEqual(uris.map(() => 1));
+  });
+
   it('a subscribe never answered: the read waits at most the ack timeout, and the URI is reported', async () => {
     const ackTimeoutMs = 300;
     h = await startHostile(

@@ -134,7 +134,8 @@ export class SubscribeChannel implements ChangeChannel {
 
   #retarget(target: ReadonlySet<string>): void {
     this.#target = target;
-    for (const uri of new Set([...target, ...this.#phases.keys()])) this.#step(uri);
+    for (const uri of new Set([...target, ...this.#phases.keys()])) this.#step(uri, false);
+    this.#drain();
   }
 
   /**
@@ -182,7 +183,8 @@ export class SubscribeChannel implements ChangeChannel {
     return this.#stream === 'open' || this.#stream === 'unknown' || this.#stream === 'resuming';
   }
 
-  #step(uri: string): void {
+  /** Asks for what `uri` needs now; `drain`: false while a retarget steps every URI (it drains once). */
+  #step(uri: string, drain = true): void {
     const phase = this.#phases.get(uri);
     const wanted = this.#target.has(uri);
     // Wanted again while its unsubscribe waits: nothing to ask at all.
@@ -190,9 +192,14 @@ export class SubscribeChannel implements ChangeChannel {
     if (this.#needsSubscribe(uri)) {
       this.#queued.add(uri);
       this.#pump();
-    } else if (this.#settled(uri) && !wanted && (phase === 'subscribed' || phase === 'unsure')) {
+    } else if (
+      this.#settled(uri) &&
+      !wanted &&
+      (phase === 'subscribed' || phase === 'unsure') &&
+      !this.#evicted.has(uri)
+    ) {
       this.#evicted.add(uri);
-      this.#drain();
+      if (drain) this.#drain();
     }
   }
 
@@ -231,8 +238,6 @@ export class SubscribeChannel implements ChangeChannel {
    * URI stays subscribed, and covered.
    */
   #drain(): void {
-    this.#stopDrain?.();
-    this.#stopDrain = undefined;
     const { clock, releaseAfterMs, signal } = this.#options;
     const pauseMs = releaseAfterMs / 10;
     const resumeIn = this.#lastSubscribeAt + pauseMs - clock.now();
@@ -247,8 +252,12 @@ export class SubscribeChannel implements ChangeChannel {
       this.#evicted.delete(uri);
       this.#unsubscribe(uri);
     }
-    if (this.#evicted.size > 0 && busy) {
-      this.#stopDrain = delay(signal, resumeIn, () => this.#drain());
+    // One timer at a time: when it fires it looks again (subscribes sent since push the pause on).
+    if (this.#evicted.size > 0 && busy && !this.#stopDrain) {
+      this.#stopDrain = delay(signal, resumeIn, () => {
+        this.#stopDrain = undefined;
+        this.#drain();
+      });
     }
   }
 

@@ -62,10 +62,17 @@ function setup(
     status: (next) => statuses.push(next),
   };
   const life = new AbortController();
+  let clockReads = 0;
   const channel = new SubscribeChannel(client as never, report, {
     signal: life.signal,
     // The top of each backoff range, so retry times are exact.
-    clock: { now: () => Date.now(), random: () => 1 },
+    clock: {
+      now: () => {
+        clockReads += 1;
+        return Date.now();
+      },
+      random: () => 1,
+    },
     capabilities,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     backoff: BACKOFF,
@@ -104,6 +111,8 @@ function setup(
     declined: () => declined,
     status: () => statuses.at(-1) as StreamStatus,
     statuses,
+    /** How often the channel has read the clock: a measure of the work an update does. */
+    clockReads: () => clockReads,
   };
 }
 
@@ -381,6 +390,20 @@ describe('SubscribeChannel', () => {
       await t.answer('unsubscribe', all[1] as string);
       expect(gone()).toEqual(all.slice(0, 6));
       expect(t.covered()).toEqual(all.slice(6));
+    });
+
+    it('letting go of many URIs at once weighs the unsubscribes once, not once per URI (a scrolling list lets go of a wave every frame)', async () => {
+      const t = setup();
+      const rows = Array.from({ length: 400 }, (_, i) => `r://${String(i).padStart(3, '0')}`);
+      t.channel.update(desire(rows));
+      for (const uri of rows) await t.answer('subscribe', uri);
+      t.channel.update(desire(['next://1'])); // all 400 let go while a subscribe was just sent
+      const before = t.clockReads();
+      t.channel.update(desire(['next://1', 'next://2']));
+      // Every URI is looked at, but the clock is read a handful of times, not 400.
+      expect(t.clockReads() - before).toBeLessThan(10);
+      expect(t.count('unsubscribe')).toBe(1); // over 256 waiting: one at a time while busy
+      expect(vi.getTimerCount()).toBeLessThanOrEqual(3);
     });
 
     it('while subscribes are being sent, unsubscribes wait (a URI wanted again meanwhile costs no request), until more than 256 wait: then one at a time', async () => {

@@ -327,7 +327,8 @@ describe('subscribe answers from a hostile 2025 server', () => {
   // channel, not in the HTTP client where the SDK's timeout would run), and each answer is
   // progress: the reads keep waiting for their own subscription, so each URI is read once.
   it('80 rows at once, subscribes answered slowly one by one: at most 32 in flight, and every URI read exactly once', async () => {
-    let queue: Promise<unknown> = Promise.resolve();
+    // Each answer is held until 10 ms after the one before it.
+    let nextRelease = 0;
     h = await startHostile(
       'legacy-v2',
       // Half of what the 80 answers take in all; between two answers there are 10 ms.
@@ -335,8 +336,9 @@ describe('subscribe answers from a hostile 2025 server', () => {
       {
         hold: (exchange) => {
           if (exchange.method !== SUBSCRIBE) return undefined;
-          queue = queue.then(() => new Promise((resolve) => setTimeout(resolve, 10)));
-          return queue;
+          const now = Date.now();
+          nextRelease = Math.max(nextRelease, now) + 10;
+          return nextRelease - now;
         },
       },
     );

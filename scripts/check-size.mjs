@@ -41,6 +41,7 @@ export const CEILING_GZIP_BYTES = 18_300;
 const AREAS = {
   '2025 era: resources/subscribe channel, instrumented HTTP transport': [
     'core/subscribeChannel',
+    'core/subscribePacing',
     'core/httpTransport',
     'core/eventStream',
   ],

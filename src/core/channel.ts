@@ -81,6 +81,17 @@ export function coverageDiff(previous: Coverage, next: Coverage): CoverageDiff |
   return { gained, lost, listsGained, listsLost };
 }
 
+/** What changed between two declined maps, as a `declined` event carries it (null: no longer). */
+export function declinedChanges(
+  previous: ReadonlyMap<string, string>,
+  next: ReadonlyMap<string, string>,
+): [string, string | null][] {
+  const changes: [string, string | null][] = [];
+  for (const [uri, reason] of next) if (previous.get(uri) !== reason) changes.push([uri, reason]);
+  for (const uri of previous.keys()) if (!next.has(uri)) changes.push([uri, null]);
+  return changes;
+}
+
 /** Whether a stream status differs from the previous one in anything an app is shown. */
 export function statusChanged(previous: StreamStatus, next: StreamStatus): boolean {
   return (

@@ -5,6 +5,7 @@ import {
   type Coverage,
   type CoverageChange,
   coverageDiff,
+  declinedChanges,
   initialStatus,
   noCoverage,
   statusChanged,
@@ -231,23 +232,19 @@ export class Session {
   }
 
   /**
-   * Rule 4 without the extra read: if `target` is wanted and its coverage
-   * can still come, a promise that settles once it is covered (or can no
-   * longer be, or nothing has been acknowledged for `ackTimeoutMs`, or
-   * `requestTimeoutMs` has passed); otherwise undefined, and the read goes
-   * ahead at once. Acknowledgements of other targets restart the wait: a
-   * server working through thousands of new rows is slow, not silent.
+   * Rule 4 without the extra read: if `target` is wanted and its coverage can still come, a
+   * promise that settles once it is covered, or can no longer be, or nothing was acknowledged for
+   * `ackTimeoutMs` (a server working through a thousand new rows is slow, not silent), or after
+   * `requestTimeoutMs`; otherwise undefined, and the read goes ahead at once.
    */
   whenCovered(target: Target, signal: AbortSignal): Promise<void> | undefined {
     if (!this.#pending(target)) return undefined;
     const key = targetOf(target);
     this.#awaiting.set(key, (this.#awaiting.get(key) ?? 0) + 1);
+    const { ackTimeoutMs, requestTimeoutMs } = this.#options;
+    const covered = () => !this.#pending(target);
     return this.#waiters
-      .wait(() => !this.#pending(target), {
-        timeoutMs: this.#options.ackTimeoutMs,
-        maxMs: this.#options.requestTimeoutMs,
-        signal,
-      })
+      .wait(covered, { timeoutMs: ackTimeoutMs, maxMs: requestTimeoutMs, signal })
       .finally(() => {
         const left = (this.#awaiting.get(key) ?? 1) - 1;
         if (left > 0) this.#awaiting.set(key, left);
@@ -339,11 +336,7 @@ export class Session {
   }
 
   #setDeclined(next: ReadonlyMap<string, string>): void {
-    const changes: [string, string | null][] = [];
-    for (const [uri, reason] of next) {
-      if (this.#declined.get(uri) !== reason) changes.push([uri, reason]);
-    }
-    for (const uri of this.#declined.keys()) if (!next.has(uri)) changes.push([uri, null]);
+    const changes = declinedChanges(this.#declined, next);
     this.#declined = next;
     if (changes.length > 0) this.#host.emit({ type: 'declined', changes });
     this.#waiters.recheck();

@@ -9,6 +9,7 @@ import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
 import { declaresListChanged, type NotifiedList } from './lists';
 import type { Retention } from './retention';
+import { legacyStreamView, SUBSCRIBES_AT_ONCE, unsubscribesAtOnce } from './subscribePacing';
 
 export interface SubscribeChannelOptions {
   /** The channel's lifetime (its session's): once aborted, nothing it started reports. */
@@ -34,21 +35,6 @@ export interface SubscribeChannelOptions {
  * a backoff, to subscribe or to unsubscribe, whichever is wanted by then.
  */
 type Phase = 'subscribing' | 'subscribed' | 'unsubscribing' | 'unsure';
-
-/**
- * Unsubscribes wait while subscribes are being sent (a list scrolling through
- * new rows needs its requests for them), up to this many; beyond it they go
- * one at a time…
- */
-const MAX_WAITING_UNSUBSCRIBES = 256;
-/** …and once subscribing has paused, this many at a time (a browser has few connections). */
-const UNSUBSCRIBES_AT_ONCE = 4;
-/**
- * Subscribes in flight at once; the rest wait their turn here, not in the
- * HTTP client's queue, where the SDK's timeout would be running (a browser
- * has six connections per host, and a list can bring thousands of rows).
- */
-const SUBSCRIBES_AT_ONCE = 32;
 
 /**
  * The 2025 channel: `resources/subscribe` when a URI is first wanted,
@@ -173,9 +159,8 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   /**
-   * The session goes away with its subscriptions (its timers went with its
-   * signal); unsubscribing from a session that is ending would only produce
-   * errors.
+   * The session goes away with its subscriptions (its timers went with its signal);
+   * unsubscribing from a session that is ending would only produce errors.
    */
   async close(): Promise<void> {}
 
@@ -185,19 +170,12 @@ export class SubscribeChannel implements ChangeChannel {
 
   /** Asks for what `uri` needs now; `drain`: false while a retarget steps every URI (it drains once). */
   #step(uri: string, drain = true): void {
-    const phase = this.#phases.get(uri);
-    const wanted = this.#target.has(uri);
     // Wanted again while its unsubscribe waits: nothing to ask at all.
-    if (wanted) this.#evicted.delete(uri);
+    if (this.#target.has(uri)) this.#evicted.delete(uri);
     if (this.#needsSubscribe(uri)) {
       this.#queued.add(uri);
       this.#pump();
-    } else if (
-      this.#settled(uri) &&
-      !wanted &&
-      (phase === 'subscribed' || phase === 'unsure') &&
-      !this.#evicted.has(uri)
-    ) {
+    } else if (this.#needsUnsubscribe(uri) && !this.#evicted.has(uri)) {
       this.#evicted.add(uri);
       if (drain) this.#drain();
     }
@@ -222,6 +200,13 @@ export class SubscribeChannel implements ChangeChannel {
     );
   }
 
+  #needsUnsubscribe(uri: string): boolean {
+    const phase = this.#phases.get(uri);
+    return (
+      !this.#target.has(uri) && this.#settled(uri) && (phase === 'subscribed' || phase === 'unsure')
+    );
+  }
+
   /** Sends queued subscribes while there are slots; one let go meanwhile is dropped. */
   #pump(): void {
     for (const uri of this.#queued) {
@@ -232,28 +217,21 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   /**
-   * Sends the unsubscribes that waited: none while subscribes are being sent
-   * (one went within the last linger period), unless too many wait, then one
-   * at a time; once subscribing paused, a few at a time. Until it is sent a
+   * Sends the unsubscribes that waited, as many as `unsubscribesAtOnce` lets
+   * while subscribing has not paused for a linger period. Until it is sent a
    * URI stays subscribed, and covered.
    */
   #drain(): void {
     const { clock, releaseAfterMs, signal } = this.#options;
-    const pauseMs = releaseAfterMs / 10;
-    const resumeIn = this.#lastSubscribeAt + pauseMs - clock.now();
-    const busy = resumeIn > 0;
-    const limit = !busy
-      ? UNSUBSCRIBES_AT_ONCE
-      : this.#evicted.size > MAX_WAITING_UNSUBSCRIBES
-        ? 1
-        : 0;
+    const resumeIn = this.#lastSubscribeAt + releaseAfterMs / 10 - clock.now();
+    const limit = unsubscribesAtOnce(this.#evicted.size, resumeIn);
     for (const uri of this.#evicted) {
       if (this.#unsubscribing >= limit) break;
       this.#evicted.delete(uri);
       this.#unsubscribe(uri);
     }
     // One timer at a time: when it fires it looks again (subscribes sent since push the pause on).
-    if (this.#evicted.size > 0 && busy && !this.#stopDrain) {
+    if (this.#evicted.size > 0 && resumeIn > 0 && !this.#stopDrain) {
       this.#stopDrain = delay(signal, resumeIn, () => {
         this.#stopDrain = undefined;
         this.#drain();
@@ -363,20 +341,7 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   #publishStatus(): void {
-    const state =
-      this.#stream === 'open' || this.#stream === 'unknown'
-        ? 'open'
-        : this.#stream === 'unsupported'
-          ? 'unsupported'
-          : this.#stream === 'resuming'
-            ? 'reopening'
-            : 'opening';
-    const note =
-      this.#stream === 'unsupported'
-        ? 'the server has no standalone SSE stream (GET answered 405): notifications cannot arrive'
-        : this.#stream === 'unknown'
-          ? 'custom transport: the SSE stream cannot be observed and is assumed open'
-          : undefined;
+    const { state, note } = legacyStreamView(this.#stream);
     if (state !== this.#status.state || note !== this.#status.note) {
       this.#status = { ...this.#status, state, note, since: this.#options.clock.now() };
       this.#report.status(this.#status);

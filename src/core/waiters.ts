@@ -1,3 +1,5 @@
+import { systemClock } from './clock';
+
 interface Waiter {
   ready(): boolean;
   settle(): void;
@@ -11,14 +13,14 @@ interface Waiter {
  *
  * A wait with `maxMs` counts its timeout from the latest `progress()` (the
  * owner saw its kind of work advance, if not this waiter's), up to `maxMs`
- * in all; `now` is needed for that.
+ * in all, by `now` (the system clock unless given).
  */
 export class Waiters {
   readonly #waiting = new Set<Waiter>();
   readonly #now: () => number;
   #progressAt = Number.NEGATIVE_INFINITY;
 
-  constructor({ now = () => 0 }: { now?: () => number } = {}) {
+  constructor({ now = systemClock.now }: { now?: () => number } = {}) {
     this.#now = now;
   }
 

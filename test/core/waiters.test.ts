@@ -110,4 +110,15 @@ describe('Waiters', () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(wait.state).toBe('resolved');
   });
+
+  it('without a clock given it counts on the system clock: a capped wait still ends', async () => {
+    const waiters = new Waiters();
+    const wait = track(waiters.wait(() => false, { timeoutMs: 1000, maxMs: 1500 }));
+    await vi.advanceTimersByTimeAsync(500);
+    waiters.progress();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(wait.state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(wait.state).toBe('resolved');
+  });
 });

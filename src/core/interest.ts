@@ -12,17 +12,26 @@ export interface Desire {
   lists: ReadonlySet<NotifiedList>;
 }
 
-interface Entry {
+interface Entry<K> {
   refs: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The linger this entry waits in, while it has no holder. */
+  linger: Linger<K> | undefined;
+}
+
+/** Keys let go in one tick: their lingers end together, in one timer and one flush. */
+interface Linger<K> {
+  keys: Set<K>;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 /** Reference counts with a linger before a key with no holder is let go. */
 class RefCounts<K> {
-  readonly entries = new Map<K, Entry>();
+  readonly entries = new Map<K, Entry<K>>();
   readonly #lingerMs: number;
   readonly #changed: (key: K, refs: number, wanted: boolean) => void;
   readonly #setChanged: () => void;
+  /** The linger keys released in this tick join (closed at the end of the tick). */
+  #open: Linger<K> | undefined;
 
   constructor(
     lingerMs: number,
@@ -38,10 +47,9 @@ class RefCounts<K> {
     const entry = this.entries.get(key);
     if (entry) {
       entry.refs += 1;
-      clearTimeout(entry.timer);
-      entry.timer = undefined;
+      this.#leaveLinger(key, entry);
     } else {
-      this.entries.set(key, { refs: 1, timer: undefined });
+      this.entries.set(key, { refs: 1, linger: undefined });
       this.#setChanged();
     }
     this.#changed(key, this.entries.get(key)?.refs ?? 1, true);
@@ -54,8 +62,9 @@ class RefCounts<K> {
   }
 
   clear(): void {
-    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    for (const entry of this.entries.values()) if (entry.linger) clearTimeout(entry.linger.timer);
     this.entries.clear();
+    this.#open = undefined;
   }
 
   #release(key: K): void {
@@ -64,12 +73,38 @@ class RefCounts<K> {
     entry.refs -= 1;
     this.#changed(key, entry.refs, true);
     if (entry.refs > 0) return;
-    entry.timer = setTimeout(() => {
-      if (entry.refs > 0 || this.entries.get(key) !== entry) return;
+    // A screenful of rows unmounts in one commit: one linger for all of them,
+    // so their end is one flush (one new filter), not one per URI.
+    let linger = this.#open;
+    if (!linger) {
+      const started: Linger<K> = {
+        keys: new Set(),
+        timer: setTimeout(() => this.#expire(started), this.#lingerMs),
+      };
+      linger = started;
+      this.#open = started;
+      queueMicrotask(() => {
+        if (this.#open === started) this.#open = undefined;
+      });
+    }
+    linger.keys.add(key);
+    entry.linger = linger;
+  }
+
+  #leaveLinger(key: K, entry: Entry<K>): void {
+    const linger = entry.linger;
+    if (!linger) return;
+    entry.linger = undefined;
+    linger.keys.delete(key);
+    if (linger.keys.size === 0 && linger !== this.#open) clearTimeout(linger.timer);
+  }
+
+  #expire(linger: Linger<K>): void {
+    for (const key of linger.keys) {
       this.entries.delete(key);
       this.#changed(key, 0, false);
-      this.#setChanged();
-    }, this.#lingerMs);
+    }
+    if (linger.keys.size > 0) this.#setChanged();
   }
 }
 

@@ -161,6 +161,48 @@ describe('InterestRegistry', () => {
     expect(t.registry.wants('a://1')).toBe(false);
   });
 
+  it('URIs released in one tick end their linger together: one flush, not one per URI', async () => {
+    const t = setup();
+    const wave = Array.from({ length: 25 }, (_, i) => t.registry.holdUri(`a://${i}`));
+    t.registry.holdUri('b://kept');
+    await tick();
+    for (const release of wave) release();
+    await tick();
+    const late = t.registry.holdUri('c://late');
+    await vi.advanceTimersByTimeAsync(10);
+    late(); // a later tick: a linger of its own
+    expect(t.onFlush).toHaveBeenCalledTimes(2);
+
+    await vi.advanceTimersByTimeAsync(LINGER_MS - 11);
+    expect(t.registry.wants('a://0')).toBe(true);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.onFlush).toHaveBeenCalledTimes(3);
+    expect(plain(t.lastFlush())?.uris).toEqual(['b://kept', 'c://late']);
+    expect(t.interest().filter(([, , wanted]) => !wanted)).toHaveLength(25);
+
+    await vi.advanceTimersByTimeAsync(10);
+    expect(t.onFlush).toHaveBeenCalledTimes(4);
+    expect(plain(t.lastFlush())?.uris).toEqual(['b://kept']);
+  });
+
+  it('a URI held again and released in a later tick lingers from its last release, apart from its first batch', async () => {
+    const t = setup();
+    const a = t.registry.holdUri('a://1');
+    const b = t.registry.holdUri('b://2');
+    await tick();
+    a();
+    b();
+    await vi.advanceTimersByTimeAsync(500);
+    const again = t.registry.holdUri('a://1');
+    await vi.advanceTimersByTimeAsync(100);
+    again();
+    await vi.advanceTimersByTimeAsync(400);
+    expect(t.registry.wants('b://2')).toBe(false);
+    expect(t.registry.wants('a://1')).toBe(true);
+    await vi.advanceTimersByTimeAsync(LINGER_MS - 400);
+    expect(t.registry.wants('a://1')).toBe(false);
+  });
+
   it('a release function is idempotent: calling it twice releases one hold', async () => {
     const t = setup();
     const one = t.registry.holdUri('a://1');

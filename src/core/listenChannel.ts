@@ -70,6 +70,8 @@ export class ListenChannel implements ChangeChannel {
   /** What retention chose to keep at the last plan (released URIs out of it are dead weight). */
   #kept: ReadonlySet<string> = new Set();
   #declined: ReadonlyMap<string, string> = new Map();
+  /** Streams let go this turn, closed on the next (`#retire`). */
+  #retiring: Stream[] = [];
   #stopWait: (() => void) | undefined;
   #stopIdle: (() => void) | undefined;
   #settle = false;
@@ -115,9 +117,9 @@ export class ListenChannel implements ChangeChannel {
   }
 
   async close(): Promise<void> {
-    const streams = this.#streams;
+    this.#retiring.push(...this.#streams);
     this.#streams = [];
-    await Promise.all(streams.map((stream) => stream.subscription.close().catch(() => {})));
+    await this.#closeRetired();
   }
 
   #declares(list: NotifiedList): boolean {
@@ -204,23 +206,26 @@ export class ListenChannel implements ChangeChannel {
       sinceNewestMs: this.#waiting ? now - this.#waiting.newest : 0,
       settle,
     });
+    if (next.kind === 'open') {
+      this.#waiting = undefined;
+      this.#credit += next.added - next.resent;
+      // What carries nothing wanted goes with what the new stream replaces,
+      // once it is acknowledged: the request is not held up by closing them,
+      // and no more than MAX_STREAMS + 1 are ever on the wire.
+      this.#open({ ...next, close: [], replaces: [...next.replaces, ...next.close] });
+      return;
+    }
     if (next.close.length > 0) {
       this.#streams = this.#streams.filter((stream) => !next.close.includes(stream));
-      for (const stream of next.close) this.#retire(stream);
+      this.#retire(next.close);
       this.#reportCoverage();
       this.#reportDeclined();
     }
-    if (next.kind === 'rest') {
-      if (next.retryInMs !== undefined) {
-        this.#stopWait = delay(this.#options.signal, next.retryInMs, () => this.#pump());
-      } else if (this.#streams.length === 0 && this.#status.state !== 'idle') {
-        this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
-      }
-      return;
+    if (next.retryInMs !== undefined) {
+      this.#stopWait = delay(this.#options.signal, next.retryInMs, () => this.#pump());
+    } else if (this.#streams.length === 0 && this.#status.state !== 'idle') {
+      this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
     }
-    this.#waiting = undefined;
-    this.#credit += next.added - next.resent;
-    this.#open(next);
   }
 
   #open(next: Opening): void {
@@ -244,6 +249,9 @@ export class ListenChannel implements ChangeChannel {
       },
       whileAlive(signal, (error: unknown) => this.#openFailed(error)),
     );
+    // What the last acknowledgement let go closes in this turn, right behind
+    // the request: on the wire, the request takes the place it leaves.
+    if (this.#retiring.length > 0) void this.#closeRetired();
   }
 
   #acknowledged(next: Opening, subscription: McpSubscription): void {
@@ -271,7 +279,7 @@ export class ListenChannel implements ChangeChannel {
     this.#streams = [...this.#streams.filter((s) => !next.replaces.includes(s)), stream];
     this.#reportCoverage();
     this.#reportDeclined();
-    for (const replaced of next.replaces) this.#retire(replaced);
+    this.#retire(next.replaces);
     if (this.#status.state !== 'open') {
       // The last error belongs to the outage that just ended (events keep the history).
       this.#setStatus({
@@ -328,9 +336,23 @@ export class ListenChannel implements ChangeChannel {
     }
   }
 
-  /** Close a stream that is no longer needed (or was just replaced). */
-  #retire(stream: Stream): void {
-    void stream.subscription.close().catch(() => {});
+  /**
+   * Close streams no longer needed (or just replaced) once this turn's
+   * urgent work has gone out, or right behind the next listen request,
+   * whichever comes first: closing one costs a request and a torn-down
+   * response, which the reads an acknowledgement released, or the next
+   * acknowledgement, would otherwise wait behind.
+   */
+  #retire(streams: readonly Stream[]): void {
+    if (streams.length === 0) return;
+    if (this.#retiring.length === 0) delay(this.#options.signal, 0, () => this.#closeRetired());
+    this.#retiring.push(...streams);
+  }
+
+  #closeRetired(): Promise<unknown> {
+    const streams = this.#retiring;
+    this.#retiring = [];
+    return Promise.all(streams.map((stream) => stream.subscription.close().catch(() => {})));
   }
 
   #setStatus(patch: Partial<StreamStatus>): void {

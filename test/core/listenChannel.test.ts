@@ -102,7 +102,9 @@ function setup(
       };
       streams.push(stream);
       log.push(`listen #${id}`);
-      measure();
+      // Counted once the turn that asked ends: what it closes behind the
+      // request goes in the same turn, before anything reaches the wire.
+      queueMicrotask(measure);
       if (options.ackAfterMs !== undefined) {
         setTimeout(() => void stream.ack(), options.ackAfterMs);
       }
@@ -169,6 +171,22 @@ function setup(
     status: () => statuses.at(-1) as StreamStatus,
     statuses,
   };
+}
+
+/** Three streams, acknowledged one after the other, carrying `sizes` URIs (a://, b://, c://). */
+async function threeStreams(
+  t: ReturnType<typeof setup>,
+  ...sizes: [number, number, number]
+): Promise<[string[], string[], string[]]> {
+  const [a, b, c] = ['a://', 'b://', 'c://'].map((prefix, i) => uris(prefix, sizes[i] as number));
+  const waves = [a, b, c] as [string[], string[], string[]];
+  const wanted: string[] = [];
+  for (const [i, wave] of waves.entries()) {
+    wanted.push(...wave);
+    t.channel.update(desire([...wanted]));
+    await t.stream(i + 1).ack();
+  }
+  return waves;
 }
 
 /** A desire as the interest registry flushes it. */
@@ -247,15 +265,7 @@ describe('ListenChannel', () => {
 
   it(`at most ${MAX_STREAMS} streams stay open: the next addition merges with the smallest, which closes only once the merge is acknowledged (make-before-break)`, async () => {
     const t = setup();
-    const a = uris('a://', 10);
-    const b = uris('b://', 5);
-    const c = uris('c://', 2);
-    t.channel.update(desire(a));
-    await t.stream(1).ack();
-    t.channel.update(desire([...a, ...b]));
-    await t.stream(2).ack();
-    t.channel.update(desire([...a, ...b, ...c]));
-    await t.stream(3).ack();
+    const [a, b, c] = await threeStreams(t, 10, 5, 2);
     expect(t.open()).toEqual([1, 2, 3]);
 
     t.channel.update(desire([...a, ...b, ...c, 'd://1']));
@@ -279,6 +289,40 @@ describe('ListenChannel', () => {
     await flush();
     expect(t.status()).toMatchObject({ state: 'open', reopenCount: 0 });
     expect(t.covered()).toEqual([...a, ...b, ...c, 'd://1'].sort());
+  });
+
+  it('an acknowledgement reports its coverage first (the reads it releases go out) and closes what it replaced on the next turn, or right behind the next listen request', async () => {
+    const t = setup();
+    const [a, b, c] = await threeStreams(t, 3, 2, 1);
+    t.channel.update(desire([...a, ...b, ...c, 'd://1']));
+    expect(t.stream(4).filter.resourceSubscriptions).toEqual([...c, 'd://1']);
+
+    t.log.length = 0;
+    t.stream(4).request.resolve({
+      honoredFilter: t.stream(4).filter,
+      close: t.stream(4).close,
+      closed: t.stream(4).closed.promise,
+    } as unknown as McpSubscription);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(t.log).toEqual([`coverage ${[...a, ...b, ...c, 'd://1'].sort().join(',')}`]);
+    expect(t.stream(3).close).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.log.at(-1)).toBe('close #3');
+
+    // A merge acknowledged while a newcomer waits: what it replaced goes right behind the next request.
+    t.channel.update(desire([...a, ...b, ...c, 'd://1', 'e://1']));
+    expect(t.stream(5).filter.resourceSubscriptions).toEqual([...b, 'e://1']);
+    t.channel.update(desire([...a, ...b, ...c, 'd://1', 'e://1', 'f://1']));
+    t.log.length = 0;
+    await t.stream(5).ack();
+    expect(t.log.slice(0, 4)).toEqual([
+      'ack #5',
+      `coverage ${[...a, ...b, ...c, 'd://1', 'e://1'].sort().join(',')}`,
+      'listen #6',
+      'close #2',
+    ]);
+    expect(t.peak.live).toBeLessThanOrEqual(MAX_STREAMS + 1);
   });
 
   it.each([5, 40])(
@@ -592,8 +636,9 @@ describe('ListenChannel', () => {
     // Released: retention keeps it until things are quiet.
     expect(t.stream(1).close).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS);
-    expect(t.stream(1).close).toHaveBeenCalledTimes(1);
     expect(t.covered()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1); // closed on the next turn (nothing urgent waits here)
+    expect(t.stream(1).close).toHaveBeenCalledTimes(1);
     expect(t.status()).toMatchObject({ state: 'idle' });
   });
 
@@ -614,7 +659,7 @@ describe('ListenChannel', () => {
       expect(t.covered()).toEqual(['a://1', 'b://2', 'c://3']);
     });
 
-    it('a stream whose URIs retention let go closes with no request, and nothing kept is sent again', async () => {
+    it('a stream whose URIs retention let go closes with no request of its own (once the next stream is acknowledged), and nothing kept is sent again', async () => {
       const t = setup();
       const [a, b, c, d] = ['a://', 'b://', 'c://', 'd://'].map((prefix) => uris(prefix, 40));
       const only = (held: string[] | undefined) => desire(held as string[], { lists: [] });
@@ -625,10 +670,22 @@ describe('ListenChannel', () => {
       }
       // a and b are released extras (80 ≤ 2 × 40). With d, 120 are released:
       // the 40 released first (a) go, and with them the stream that carried them.
+      t.log.length = 0;
       t.channel.update(only(d));
-      expect(t.stream(1).close).toHaveBeenCalledTimes(1);
       expect(t.stream(4).filter.resourceSubscriptions).toEqual(d);
+      // It goes with the new stream's acknowledgement, as a replaced one does:
+      // the request is not held up by a close, and 4 streams at most are live.
+      expect(t.stream(1).close).not.toHaveBeenCalled();
       await t.stream(4).ack();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(t.stream(1).close).toHaveBeenCalledTimes(1);
+      expect(t.log).toEqual([
+        'listen #4',
+        'ack #4',
+        `coverage ${[...(b as string[]), ...(c as string[]), ...(d as string[])].join(',')}`,
+        'close #1',
+      ]);
+      expect(t.peak.live).toBeLessThanOrEqual(MAX_STREAMS + 1);
       expect(t.open()).toEqual([2, 3, 4]);
       expect(t.covered()).toEqual([...(b as string[]), ...(c as string[]), ...(d as string[])]);
       expect(t.entries()).toBe(160);

@@ -172,7 +172,9 @@ function observedFetch(
     const method = (
       init?.method ?? (input instanceof Request ? input.method : 'GET')
     ).toUpperCase();
-    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+    const given = init?.headers ?? (input instanceof Request ? input.headers : undefined);
+    // Read only (the SDK hands a Headers): copied when a header is changed.
+    const headers = given instanceof Headers ? given : new Headers(given);
     const message = method === 'POST' ? parseMessage(init?.body) : undefined;
     const cancelled =
       message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
@@ -203,8 +205,9 @@ function observedFetch(
     // sign-out there are none, and another user's are not its own.
     const own = sent.get('authorization');
     if (method === 'DELETE' && own !== undefined) {
-      headers.set('authorization', own);
-      request = { ...request, headers };
+      const replaced = new Headers(headers);
+      replaced.set('authorization', own);
+      request = { ...request, headers: replaced };
     }
     for (const name of ['mcp-protocol-version', 'authorization']) {
       const value = headers.get(name);

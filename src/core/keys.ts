@@ -66,7 +66,35 @@ const LIST_SEGMENTS: Record<ListKind, string> = {
   prompts: 'prompts',
 };
 
+/**
+ * The keys of `scope`. They are pure functions of it, built once per scope
+ * and shared: the hooks ask for them on every render.
+ */
 export function createMcpKeys(scope?: string): McpKeys {
+  return perScope(built, scope, buildKeys);
+}
+
+const built = new Map<string | undefined, McpKeys>();
+
+/**
+ * What `make` builds for `scope`, kept while few scopes are in use (a server
+ * manager's servers come and go: past 256, the memo starts again).
+ */
+export function perScope<T>(
+  memo: Map<string | undefined, T>,
+  scope: string | undefined,
+  make: (scope: string | undefined) => T,
+): T {
+  let value = memo.get(scope);
+  if (value === undefined) {
+    if (memo.size >= 256) memo.clear();
+    value = make(scope);
+    memo.set(scope, value);
+  }
+  return value;
+}
+
+function buildKeys(scope: string | undefined): McpKeys {
   const prefix: readonly unknown[] = scope === undefined ? [] : ['mcp', scope];
   const n = prefix.length;
   const hasPrefix = (key: QueryKey) => prefix.every((part, i) => key[i] === part);

@@ -1,5 +1,6 @@
 import type { QueryClient, QueryFunctionContext, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from './errors';
+import { perScope } from './keys';
 import { onEnd } from './lifetime';
 
 /** What serves the queries of one QueryClient scope: an McpCacheSync's upstream. */
@@ -64,6 +65,12 @@ export function detach(client: QueryClient, scope: string | undefined, signal: A
  * to whatever serves the scope now.
  */
 export function routedQueryFn(scope: string | undefined) {
+  return perScope(queryFns, scope, routeScope);
+}
+
+const queryFns = new Map<string | undefined, ReturnType<typeof routeScope>>();
+
+function routeScope(scope: string | undefined) {
   return async ({ client, queryKey, signal }: QueryFunctionContext): Promise<unknown> => {
     for (;;) {
       const { runner, attachment } = await whenAttached(client, scope, signal);

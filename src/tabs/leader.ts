@@ -92,6 +92,19 @@ export class Leader {
     this.#stops.push(() => clearTimeout(this.#settling));
   }
 
+  /** What a tab that joins learns of the group's state: this connection's facts, its questions. */
+  #welcome(to: string): void {
+    const { context } = this.#link;
+    const at = context.clock.now();
+    const facts = context
+      .facts()
+      .filter((fact) => FORWARDED.has(fact.type))
+      .map((fact) => ({ ...fact, at }) as McpEvent);
+    this.#link.send({ type: 'events', to, events: facts });
+    const items = context.serverRequests?.shared() ?? [];
+    if (items.length > 0) this.#link.send({ type: 'elicitations', to, items });
+  }
+
   /** This tab leaves: release what it held for the others, abort their calls. */
   stop(): void {
     this.#life.abort();
@@ -115,19 +128,17 @@ export class Leader {
     const known = this.#members.has(message.tab);
     const member = this.#members.join(message.tab);
     if (!member) return;
-    if (!known && message.type !== 'hello') this.#groupChanged();
+    if (!known && message.type !== 'hello') {
+      // Its hello went unanswered: what it missed (events are forwarded only while
+      // members are known, and the connection may have come up since) goes now.
+      this.#welcome(message.tab);
+      this.#groupChanged();
+    }
     const { context, tab } = this.#link;
     switch (message.type) {
       case 'hello': {
         this.#link.send({ type: 'leader', tab, handovers: this.#options.handovers });
-        const at = context.clock.now();
-        const facts = context
-          .facts()
-          .filter((fact) => FORWARDED.has(fact.type))
-          .map((fact) => ({ ...fact, at }) as McpEvent);
-        this.#link.send({ type: 'events', to: message.tab, events: facts });
-        const items = context.serverRequests?.shared() ?? [];
-        if (items.length > 0) this.#link.send({ type: 'elicitations', to: message.tab, items });
+        this.#welcome(message.tab);
         this.#groupChanged();
         break;
       }

@@ -731,7 +731,7 @@ describe('a message storm (rule 14, and rule 8 for tab messages)', () => {
     expect(hub.errors).toEqual([]);
   });
 
-  it('a tab whose first words to the leader are reads (its hello came before anyone led) is counted in the group at once', async () => {
+  it('a tab whose first words to the leader are reads (its hello came before anyone led) is counted in the group and told the group state at once', async () => {
     const { tabs, hub, settle } = await group(1);
     const [a] = tabs as [Tab];
     expect(a.tabs()).toMatchObject({ leader: true, tabs: 1 });
@@ -748,6 +748,15 @@ describe('a message storm (rule 14, and rule 8 for tab messages)', () => {
     await settle();
     expect(a.tabs()).toMatchObject({ leader: true, tabs: 2 });
     expect(hub.sent(a.label, 'group').at(-1)).toMatchObject({ tabs: 2 });
+    // Nobody answered its hello: what the leader's connection is now goes to it at once, as
+    // an answer to a hello would (else it shows "connecting" until the connection changes).
+    const welcome = hub
+      .sent(a.label, 'events')
+      .filter((message) => (message as { to?: string }).to === 'late') as Array<{
+      events: McpEvent[];
+    }>;
+    expect(welcome).toHaveLength(1);
+    expect(welcome[0]?.events.map((event) => event.type)).toContain('connection');
   });
 
   it('a message in the leader’s own name is another script’s: the leader never counts itself as a member', async () => {

@@ -59,38 +59,14 @@ export function ttlOf(data: unknown): number {
 /**
  * A short fingerprint of read contents, carried by the read's event: a fold
  * (the diagnostics) tells changed content from the same content by it,
- * without a hook into the read. FNV-1a over each item's URI, MIME type and
- * text or blob, and the canonical JSON of anything else (of the whole item
- * when those are not strings): equal contents, equal digest, whatever the
- * order of their keys.
+ * without a hook into the read. FNV-1a over the canonical JSON.
  */
 export function digest(contents: unknown): string {
+  const text = canonical(contents);
   let hash = 0x811c9dc5;
-  let length = 0;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      hash ^= text.charCodeAt(i);
-      hash = Math.imul(hash, 0x01000193);
-    }
-    length += text.length;
-  };
-  for (const item of Array.isArray(contents) ? contents : [contents]) {
-    const { uri, mimeType, text, blob, ...rest } = (item ?? {}) as Record<string, unknown>;
-    const plain =
-      item !== null &&
-      typeof item === 'object' &&
-      typeof uri === 'string' &&
-      (mimeType === undefined || typeof mimeType === 'string') &&
-      (typeof text === 'string') !== (typeof blob === 'string') &&
-      (text === undefined || blob === undefined);
-    if (!plain) {
-      mix(`\u0002${canonical(item)}`);
-      continue;
-    }
-    const type = mimeType === undefined ? '\u0003' : mimeType;
-    mix(`\u0001${uri}\u0000${type}\u0000${typeof text === 'string' ? 't' : 'b'}`);
-    mix((text ?? blob) as string);
-    if (Object.keys(rest).length > 0) mix(`\u0000${canonical(rest)}`);
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
   }
-  return `${(hash >>> 0).toString(36)}.${length.toString(36)}`;
+  return `${(hash >>> 0).toString(36)}.${text.length.toString(36)}`;
 }

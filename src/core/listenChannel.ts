@@ -6,7 +6,7 @@ import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
 import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
-import { newcomers, type Plan, plan } from './listenPlan';
+import { type AcknowledgedStream, coverageOf, newcomers, type Plan, plan } from './listenPlan';
 import { declaresListChanged, filterBit, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import type { Retention } from './retention';
 import { RetryTimer } from './retryTimer';
@@ -29,13 +29,8 @@ type Filter = { [K in (typeof filterBit)[NotifiedList]]?: true } & {
   resourceSubscriptions?: string[];
 };
 
-interface Stream {
+interface Stream extends AcknowledgedStream {
   subscription: McpSubscription;
-  /** What it was asked to carry, and what the acknowledgement granted of that. */
-  uris: ReadonlySet<string>;
-  lists: ReadonlySet<NotifiedList>;
-  covered: ReadonlySet<string>;
-  listsCovered: ReadonlySet<NotifiedList>;
   openedAt: number;
 }
 
@@ -144,34 +139,20 @@ export class ListenChannel implements ChangeChannel {
     else if (count > waiting.count) this.#waiting = { ...waiting, newest: now, count };
   }
 
-  /** URIs asked for and not granted by an open stream, or every wanted one if none can be. */
-  #computeDeclined(): Map<string, string> {
-    if (!this.#canSubscribe) {
-      const reason = 'the server did not declare resources.subscribe';
-      return new Map(this.#desire.uris.map((uri) => [uri, reason]));
-    }
-    const declined = new Map<string, string>();
-    for (const stream of this.#streams) {
-      for (const uri of stream.uris) {
-        if (!stream.covered.has(uri)) declined.set(uri, 'not in the acknowledged filter');
-      }
-    }
-    return declined;
-  }
-
+  /** Every wanted URI is declined when none can be covered (the streams say the rest). */
   #reportDeclined(): void {
-    this.#declined = this.#computeDeclined();
+    const reason = 'the server did not declare resources.subscribe';
+    this.#declined = new Map(this.#desire.uris.map((uri) => [uri, reason]));
     this.#report.declined(this.#declined);
   }
 
-  #reportCoverage(): void {
-    const uris = new Set<string>();
-    const lists = new Set<NotifiedList>();
-    for (const stream of this.#streams) {
-      for (const uri of stream.covered) uris.add(uri);
-      for (const list of stream.listsCovered) lists.add(list);
-    }
-    this.#report.coverage({ uris, lists });
+  /** What the open streams cover together, and what they were asked for and not granted. */
+  #reportStreams(): void {
+    const { coverage, declined } = coverageOf(this.#streams);
+    this.#report.coverage(coverage);
+    if (!this.#canSubscribe) return this.#reportDeclined();
+    this.#declined = declined;
+    this.#report.declined(declined);
   }
 
   #pump(): void {
@@ -218,8 +199,7 @@ export class ListenChannel implements ChangeChannel {
     if (next.close.length > 0) {
       this.#streams = this.#streams.filter((stream) => !next.close.includes(stream));
       this.#retire(next.close);
-      this.#reportCoverage();
-      this.#reportDeclined();
+      this.#reportStreams();
     }
     if (next.retryInMs !== undefined) {
       this.#stopWait = delay(this.#options.signal, next.retryInMs, () => this.#pump());
@@ -277,8 +257,7 @@ export class ListenChannel implements ChangeChannel {
       whileAlive(this.#options.signal, (reason: CloseReason) => this.#closed(stream, reason)),
     );
     this.#streams = [...this.#streams.filter((s) => !next.replaces.includes(s)), stream];
-    this.#reportCoverage();
-    this.#reportDeclined();
+    this.#reportStreams();
     this.#retire(next.replaces);
     if (this.#status.state !== 'open') {
       // The last error belongs to the outage that just ended (events keep the history).
@@ -304,8 +283,7 @@ export class ListenChannel implements ChangeChannel {
   #closed(stream: Stream, reason: CloseReason): void {
     if (!this.#streams.includes(stream)) return;
     this.#streams = this.#streams.filter((s) => s !== stream);
-    this.#reportCoverage();
-    this.#reportDeclined();
+    this.#reportStreams();
     // A stream that lived a long time earned a fresh backoff; one that dies
     // right after its acknowledgement keeps backing off (no reopen storm).
     const { clock, backoff } = this.#options;

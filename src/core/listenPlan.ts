@@ -1,3 +1,4 @@
+import type { Coverage } from './channel';
 import type { NotifiedList } from './lists';
 
 /**
@@ -18,6 +19,30 @@ export const QUIET_MS = 100;
 export interface PlannedStream {
   uris: ReadonlySet<string>;
   lists: ReadonlySet<NotifiedList>;
+}
+
+/** An open stream: what it was asked to carry, and what its acknowledgement granted of that. */
+export interface AcknowledgedStream extends PlannedStream {
+  covered: ReadonlySet<string>;
+  listsCovered: ReadonlySet<NotifiedList>;
+}
+
+/** What open streams cover together, and the URIs they were asked for and not granted. */
+export function coverageOf(streams: readonly AcknowledgedStream[]): {
+  coverage: Coverage;
+  declined: Map<string, string>;
+} {
+  const uris = new Set<string>();
+  const lists = new Set<NotifiedList>();
+  const declined = new Map<string, string>();
+  for (const stream of streams) {
+    for (const uri of stream.covered) uris.add(uri);
+    for (const list of stream.listsCovered) lists.add(list);
+    for (const uri of stream.uris) {
+      if (!stream.covered.has(uri)) declined.set(uri, 'not in the acknowledged filter');
+    }
+  }
+  return { coverage: { uris, lists }, declined };
 }
 
 export interface Situation<S extends PlannedStream> {

@@ -150,7 +150,10 @@ export class ListenChannel implements ChangeChannel {
   #reportStreams(): void {
     const { coverage, declined } = coverageOf(this.#streams);
     this.#report.coverage(coverage);
-    if (!this.#canSubscribe) return this.#reportDeclined();
+    if (!this.#canSubscribe) {
+      this.#reportDeclined();
+      return;
+    }
     this.#declined = declined;
     this.#report.declined(declined);
   }

@@ -7,6 +7,9 @@ import { start, text } from '../support/eras';
 import { observeResource } from '../support/observe';
 import { eventually, idle } from '../support/wait';
 
+/** Whether the recording fetch logs reads too (`read <uri>` as each is sent). */
+const reads = { logged: false };
+
 /**
  * A fetch that records the life of every `subscriptions/listen` exchange as
  * the wire sees it: request sent, acknowledgement received, stream ended.
@@ -17,6 +20,9 @@ function recordingFetch(log: string[]): typeof fetch {
     const body = typeof init?.body === 'string' ? init.body : '';
     const isListen = body.includes('"subscriptions/listen"');
     const id = isListen ? ++listens : 0;
+    if (reads.logged && body.includes('"resources/read"')) {
+      log.push(`read ${JSON.parse(body).params?.uri}`);
+    }
     if (isListen) {
       const filter = JSON.parse(body).params?.notifications ?? {};
       log.push(`listen ${id} [${(filter.resourceSubscriptions ?? []).join(' ')}]`);
@@ -71,6 +77,7 @@ describe('the 2026-07-28 listen stream', () => {
     for (const uri of ['a://1', 'b://2', 'c://3', 'd://4']) server.store.upsert(text(uri, uri));
     queryClient = new QueryClient();
     log.length = 0;
+    reads.logged = false;
     sync = new McpCacheSync({
       queryClient,
       url: server.url,
@@ -115,6 +122,21 @@ describe('the 2026-07-28 listen stream', () => {
     // The server notices the old stream's end a moment after the client aborts it.
     await eventually(() => expect(server.openStreams()).toBe(3));
     expect(server.subscribedUris()).toEqual(['a://1', 'b://2', 'c://3', 'd://4']);
+  });
+
+  it('the reads an acknowledgement releases are sent before the stream it replaced is closed', async () => {
+    for (const [i, uri] of ['a://1', 'b://2', 'c://3'].entries()) {
+      mount(uri);
+      await eventually(() => expect(log).toContain(`ack ${i + 1}`));
+    }
+    reads.logged = true;
+    const view = mount('d://4');
+    await eventually(() => expect(log).toContain('end 1'));
+    await eventually(() => expect(view.text()).toBe('d://4'));
+    const after = log.slice(log.indexOf('ack 4'));
+    expect(after.indexOf('read d://4')).toBeGreaterThan(0);
+    expect(after.indexOf('read d://4')).toBeLessThan(after.indexOf('end 1'));
+    await eventually(() => expect(server.openStreams()).toBe(3));
   });
 
   it('batches the changes of one tick into one new stream, with the URIs sorted', async () => {

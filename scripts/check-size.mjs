@@ -34,10 +34,13 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * replaced closes (listenChannel), what one tick lets go ends its linger in one timer and flush
  * (interest), and keys and the routed query function are built once per scope: scrolling 3,000
  * rows on 2026-07-28 went from 1.50x to 1.30x plain useQuery. (A faster read digest, +143 B, was
- * left out: its gain did not show in the bench.) The 15,000 B budget is missed by about 3.4 kB:
+ * left out: its gain did not show in the bench.) 18.56 kB in the sixth: at most 64 reads and list
+ * fetches in flight per connection (Turns), which took a list growing to 3,000 rows from 102
+ * reset connections and retried reads to none, and from 1.2-1.6x to 0.7-0.8x the time of plain
+ * useQuery (which still sends all 3,000 at once). The 15,000 B budget is missed by about 3.4 kB:
  * see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 18_450;
+export const CEILING_GZIP_BYTES = 18_600;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in
@@ -73,6 +76,7 @@ const AREAS = {
     'core/local',
     'core/readResult',
     'core/refetchCoordinator',
+    'core/turns',
     'core/listDiff',
     'core/observerHolds',
     'core/lists',

@@ -21,10 +21,13 @@ import { logMeta, type RequestHandler, requestHandler } from './requests';
 import type { Session } from './session';
 import { anything } from './shapes';
 import { callOn } from './tools';
+import { Turns } from './turns';
 import type { CallToolVariables, LocalUpstreamControl, McpAction } from './upstream';
 
 /** How long a first load nobody observed keeps its URI held after the read. */
 const FIRST_LOAD_GRACE_MS = 5000;
+/** Reads and list fetches in flight at once per connection (the rest wait their turn). */
+export const REQUESTS_AT_ONCE = 64;
 
 export interface LocalUpstreamParts {
   queryClient: QueryClient;
@@ -54,6 +57,7 @@ export class LocalUpstream implements LocalUpstreamControl {
   readonly #toolTimeouts: { timeoutMs: number; maxTotalTimeoutMs: number };
   /** The log level asked for (`useServerLog`), if any. */
   #logLevel: LoggingLevel | undefined;
+  readonly #turns = new Turns(REQUESTS_AT_ONCE);
 
   constructor(options: McpCacheSyncOptions, parts: LocalUpstreamParts) {
     this.#parts = parts;
@@ -238,21 +242,28 @@ export class LocalUpstream implements LocalUpstreamControl {
     },
   ): Promise<T> {
     const { emit } = this.#parts;
-    const session = await this.#covered(target, signal);
-    const failed = whileAlive(signal, (error: unknown) => {
-      emit(request.error(errorMessage(error)));
-      session.failed(error);
-    });
-    emit(request.start);
+    let session = await this.#covered(target, signal);
+    await this.#turns.take(signal);
     try {
-      const result = await request.run(session.client);
-      request.check(result);
-      signal.throwIfAborted();
-      emit(request.success(result));
-      return result;
-    } catch (error) {
-      failed(error);
-      throw error;
+      // A connection that replaced this one while the request waited takes it (as in #covered).
+      session = this.#connection.session ?? session;
+      const failed = whileAlive(signal, (error: unknown) => {
+        emit(request.error(errorMessage(error)));
+        session.failed(error);
+      });
+      emit(request.start);
+      try {
+        const result = await request.run(session.client);
+        request.check(result);
+        signal.throwIfAborted();
+        emit(request.success(result));
+        return result;
+      } catch (error) {
+        failed(error);
+        throw error;
+      }
+    } finally {
+      this.#turns.giveBack();
     }
   }
 

@@ -1,7 +1,9 @@
 import { QueryClient } from '@tanstack/query-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REQUESTS_AT_ONCE } from '../../src/core/local';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
+import { deferred } from '../support/deferred';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start, text } from '../support/eras';
 import { recordEvents } from '../support/events';
@@ -101,6 +103,29 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     expect(server.store.reads(URI) - before).toBeGreaterThanOrEqual(1);
     expect(server.store.reads(URI) - before).toBeLessThanOrEqual(2);
     expect(view.text()).toBe('burst 100');
+  });
+
+  it('a list of 100 rows has at most 64 reads on the server at once, and each row is read once', async () => {
+    const uris = Array.from({ length: 100 }, (_, i) => `row://${i}`);
+    for (const uri of uris) server.store.upsert(text(uri, `row ${uri}`));
+    const gate = deferred();
+    let open = 0;
+    let most = 0;
+    server.store.onRead(async () => {
+      open += 1;
+      most = Math.max(most, open);
+      await gate.promise;
+      open -= 1;
+    });
+    connect();
+    const views = uris.map(mount);
+    await eventually(() => expect(open).toBe(REQUESTS_AT_ONCE));
+    gate.resolve();
+    await eventually(() =>
+      expect(views.map((view) => view.text())).toEqual(uris.map((uri) => `row ${uri}`)),
+    );
+    expect(most).toBe(REQUESTS_AT_ONCE);
+    expect(uris.map((uri) => server.store.reads(uri))).toEqual(uris.map(() => 1));
   });
 
   it('an update during the very first read is not lost', async () => {

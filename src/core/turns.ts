@@ -1,0 +1,44 @@
+import { onEnd } from './lifetime';
+
+/**
+ * At most `limit` at once; the others wait their turn in order, each until
+ * its signal aborts. Requests wait here rather than in the HTTP client's
+ * queue, where the SDK's timeout would be running, and a server is not sent
+ * thousands of requests at once because a list brought thousands of rows.
+ */
+export class Turns {
+  #free: number;
+  readonly #line = new Set<() => void>();
+
+  constructor(limit: number) {
+    this.#free = limit;
+  }
+
+  /** Resolves once it is this caller's turn; `giveBack` ends the turn (once per take). */
+  async take(signal: AbortSignal): Promise<void> {
+    if (this.#free > 0) {
+      this.#free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const forget = onEnd(signal, () => {
+        this.#line.delete(go);
+        reject(signal.reason);
+      });
+      const go = () => {
+        forget();
+        resolve();
+      };
+      this.#line.add(go);
+    });
+  }
+
+  giveBack(): void {
+    const [next] = this.#line;
+    if (!next) this.#free += 1;
+    else {
+      this.#line.delete(next);
+      next();
+    }
+  }
+}

@@ -79,7 +79,7 @@ export type McpEvent = { at: number } & (
   | { type: 'task'; taskId: string; status: string }
   /** A keep-alive ping (`keepAlive`): its round trip, or why it failed (then the connection reconnects). */
   | { type: 'ping'; rttMs?: number; error?: string }
-  /** `digest`: a fingerprint of the contents read (equal contents, equal digest). */
+  /** `digest`: a fingerprint of the contents read (equal contents, equal digest), while diagnostics are in use. */
   | {
       type: 'read';
       phase: 'start' | 'success' | 'error';

@@ -27,6 +27,8 @@ export interface SyncInternals {
     silenceProbeMs: number | undefined;
     /** Read `uri` again (single flight, as a notification would). */
     reread(uri: string): void;
+    /** Have each read's event carry `digest(contents)` from now on. */
+    digestReads(digest: (contents: unknown) => string): void;
   };
   /** Aborted when the McpCacheSync is disposed. */
   readonly signal: AbortSignal;

@@ -16,7 +16,7 @@ import type { McpKeys } from './keys';
 import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
-import { checkContents, digest } from './readResult';
+import { checkContents } from './readResult';
 import { logMeta, type RequestHandler, requestHandler } from './requests';
 import type { Session } from './session';
 import { anything } from './shapes';
@@ -58,6 +58,8 @@ export class LocalUpstream implements LocalUpstreamControl {
   /** The log level asked for (`useServerLog`), if any. */
   #logLevel: LoggingLevel | undefined;
   readonly #turns = new Turns(REQUESTS_AT_ONCE);
+  /** What fingerprints a read's contents for its event, once the diagnostics installed it. */
+  #digest: ((contents: unknown) => string) | undefined;
 
   constructor(options: McpCacheSyncOptions, parts: LocalUpstreamParts) {
     this.#parts = parts;
@@ -67,6 +69,11 @@ export class LocalUpstream implements LocalUpstreamControl {
       maxTotalTimeoutMs: options.toolMaxTotalTimeoutMs ?? DEFAULTS.toolMaxTotalTimeoutMs,
     };
     this.#connection = createConnection(options, { ...parts, logLevel: () => this.#logLevel });
+  }
+
+  /** From now on, each read's success event carries `digest(contents)`. */
+  digestReads(digest: (contents: unknown) => string): void {
+    this.#digest = digest;
   }
 
   /** The connection itself, for the McpCacheSync's state, reconnect and sign-in. */
@@ -166,7 +173,7 @@ export class LocalUpstream implements LocalUpstreamControl {
           type: 'read',
           phase: 'success',
           uri,
-          digest: digest(result.contents),
+          digest: this.#digest?.(result.contents),
         }),
         error: (error) => ({ type: 'read', phase: 'error', uri, error }),
       });

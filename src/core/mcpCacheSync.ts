@@ -149,6 +149,7 @@ export class McpCacheSync {
         intervalMs: options.diagnosticsIntervalMs,
         silenceProbeMs: options.silenceProbeMs,
         reread: (uri) => bridge.changed(uri),
+        digestReads: (digest) => this.#local.digestReads(digest),
       },
       signal: this.#life.signal,
     });

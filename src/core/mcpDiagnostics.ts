@@ -1,5 +1,6 @@
 import type { McpDiagnostics } from './checks';
 import { Diagnostics } from './diagnostics';
+import { digest } from './digest';
 import type { McpEvent } from './events';
 import { extendEverySync, internalsOf, type SyncInternals } from './internals';
 import { onEnd } from './lifetime';
@@ -10,7 +11,9 @@ function attach(owner: object, internals: SyncInternals): Diagnostics {
   const existing = attached.get(owner);
   if (existing) return existing;
   const { events, signal } = internals;
-  const { intervalMs, silenceProbeMs, reread } = internals.diagnostics;
+  const { intervalMs, silenceProbeMs, reread, digestReads } = internals.diagnostics;
+  // Silent changes are told by the contents' digests; only the diagnostics pay for them.
+  digestReads(digest);
   const diagnostics = new Diagnostics({ emitEveryMs: intervalMs, clock: events.bus.clock });
   const at = events.bus.clock.now();
   for (const fact of events.facts()) diagnostics.apply({ ...fact, at } as McpEvent);

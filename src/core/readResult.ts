@@ -1,6 +1,5 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { isPermanent, McpQueryError } from './errors';
-import { canonical } from './listDiff';
 
 const MAX_RETRIES = 3;
 
@@ -54,19 +53,4 @@ export function retryUnlessPermanent(failureCount: number, error: unknown): bool
 export function ttlOf(data: unknown): number {
   const ttl = (data as { ttlMs?: unknown } | undefined)?.ttlMs;
   return typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0;
-}
-
-/**
- * A short fingerprint of read contents, carried by the read's event: a fold
- * (the diagnostics) tells changed content from the same content by it,
- * without a hook into the read. FNV-1a over the canonical JSON.
- */
-export function digest(contents: unknown): string {
-  const text = canonical(contents);
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return `${(hash >>> 0).toString(36)}.${text.length.toString(36)}`;
 }

@@ -8,11 +8,11 @@ import type {
 import { QueryClient, type QueryKey } from '@tanstack/query-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CacheBridge } from '../../src/core/cacheBridge';
+import { digest } from '../../src/core/digest';
 import type { McpEventInput } from '../../src/core/events';
 import { InterestRegistry } from '../../src/core/interest';
 import { createMcpKeys } from '../../src/core/keys';
 import { LocalUpstream } from '../../src/core/local';
-import { digest } from '../../src/core/readResult';
 import { type Deferred, deferred, track } from '../support/deferred';
 
 const ACK_TIMEOUT_MS = 3000;
@@ -224,13 +224,25 @@ describe('LocalUpstream', () => {
       expect(read.value).toEqual(contents('a://1'));
       expect(t.events('read')).toEqual([
         { type: 'read', phase: 'start', uri: 'a://1' },
-        {
-          type: 'read',
-          phase: 'success',
-          uri: 'a://1',
-          digest: digest(contents('a://1').contents),
-        },
+        { type: 'read', phase: 'success', uri: 'a://1', digest: undefined },
       ]);
+    });
+
+    it('once the diagnostics install a digest, each read’s success event carries the contents’ digest', async () => {
+      const t = setup();
+      t.local.digestReads(digest);
+      await t.ready();
+      const read = t.read('a://1');
+      await flush();
+      t.fake.requests.read[0]?.answer.resolve(contents('a://1'));
+      await flush();
+      expect(read.state).toBe('resolved');
+      expect(t.events('read').at(-1)).toEqual({
+        type: 'read',
+        phase: 'success',
+        uri: 'a://1',
+        digest: digest(contents('a://1').contents),
+      });
     });
 
     it('a query asks for the connection: it connects on use and then reads', async () => {

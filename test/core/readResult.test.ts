@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkContents, digest } from '../../src/core/readResult';
+import { digest } from '../../src/core/digest';
+import { checkContents } from '../../src/core/readResult';
 
 const text = (uri: string, value: string, extra: Record<string, unknown> = {}) => ({
   uri,

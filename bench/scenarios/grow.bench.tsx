@@ -305,7 +305,11 @@ it('grow: a list that only grows, 25 rows every 30 ms', async () => {
         actual: `${ours.readsPerUri} (${ours.urisReadMoreThanOnce} of ${size.uris} URIs read more than once)`,
         pass: ours.readsPerUri <= 1.05,
         missedBy: over(ours.readsPerUri, 1.05, ' reads per URI'),
-        why: `the list grows faster than this process serves reads: every read is on the wire at once, the late ones pass requestTimeoutMs and are retried (${ours.failures['Request timed out'] ?? 0} timed out); and a read waits for its coverage until nothing has been acknowledged for ackTimeoutMs, at most requestTimeoutMs (coverage p50 ${ms(ours.coverageMs?.p50)} ms here): one that went ahead first is read again once covered (rule 4)`,
+        why: `the list grows faster than this process serves reads: ours sends 64 at a time and the rest wait their turn (failed and retried here: ${
+          Object.entries(ours.failures)
+            .map(([error, n]) => `${n} ${error}`)
+            .join(', ') || 'none'
+        }); and a read waits for its coverage until nothing has been acknowledged for ackTimeoutMs, at most requestTimeoutMs (coverage p50 ${ms(ours.coverageMs?.p50)} ms here): one that went ahead first is read again once covered (rule 4)`,
       });
       if (modern) {
         targets.push({
@@ -316,7 +320,7 @@ it('grow: a list that only grows, 25 rows every 30 ms', async () => {
           actual: `${ours.growingEntriesPerUri} (${ours.listenRequests} listen requests, at most ${ours.maxOpenStreams} streams open; coverage p95 ${ms(ours.coverageMs?.p95)} ms; then ${ours.settleEntries} entries settling into one stream)`,
           pass: ours.growingEntriesPerUri <= 2,
           missedBy: over(ours.growingEntriesPerUri, 2, ' entries per URI'),
-          why: 'with at most 3 streams, a merge re-sends what it moves; the re-sends stay within one per new URI only while newcomers can wait for them (listenPlan.ts), and a newcomer waits at most 1 s, or 100 ms after the last one: merges forced by those bounds re-send more',
+          why: 'with at most 3 streams, a merge re-sends what it moves; the re-sends stay within one per new URI only while newcomers can wait for them (listenPlan.ts), and a newcomer waits at most 1 s, or 100 ms after the last one: merges forced by those bounds re-send more, and a stream whose connection is lost is asked for again whole (rule 6)',
         });
       }
     }

@@ -457,7 +457,7 @@ it('scroll: a virtualised list mounting thousands of distinct URIs in waves', as
         pass: timeRatio <= timeLimit,
         missedBy: over(timeRatio, timeLimit),
         why: modern
-          ? 'each wave waits for its listen acknowledgement before its reads (rule 4): one more round trip per wave than plain; compare the per-wave p50 and the rounds (load moves them)'
+          ? "each wave waits for its listen acknowledgement before its reads (rule 4): one more exchange per wave than plain, and in this one CPU-bound process ours costs ~0.3 ms more CPU per row (CPU profiles of each contender alone, 3 x 3,000 rows: 18.7 s against 15.8 s): a listen stream opened and one closed per wave (each on a new connection), the library's own work (~0.1 ms per row, spread over ~20 modules), more garbage, and TanStack's Query.setOptions, whose spread of non-empty query defaults hits a V8 slow path on Node 20 (~12 µs a call; ~80x what Node 22 takes, in a micro-benchmark); compare the per-wave p50 and the rounds (load moves them)"
           : `each first load is a resources/subscribe and, once answered, a read (rule 4: a change between the read and the subscription is never missed): ${Math.round(closed.ours.subscriptionRequests / size.uris)} subscription request(s) per row beside its read, where plain makes the read alone. Here every exchange costs CPU in the one process that runs server, client and React, so two exchanges per row take about twice as long`,
       },
       {

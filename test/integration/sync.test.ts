@@ -128,6 +128,36 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     expect(uris.map((uri) => server.store.reads(uri))).toEqual(uris.map(() => 1));
   });
 
+  it('a row that leaves while its read waits its turn is never read', async () => {
+    const uris = Array.from({ length: 100 }, (_, i) => `row://${i}`);
+    for (const uri of uris) server.store.upsert(text(uri, `row ${uri}`));
+    const gate = deferred();
+    const arrived = new Set<string>();
+    server.store.onRead(async (uri) => {
+      arrived.add(uri);
+      await gate.promise;
+    });
+    connect();
+    const views = new Map(uris.map((uri) => [uri, mount(uri)]));
+    await eventually(() => expect(arrived.size).toBe(REQUESTS_AT_ONCE));
+    // The rows whose reads wait in line (for their turn, or their subscription) scroll away.
+    const left = uris.filter((uri) => !arrived.has(uri));
+    for (const uri of left) views.get(uri)?.unmount();
+    gate.resolve();
+    const stayed = [...arrived];
+    await eventually(() =>
+      expect(stayed.map((uri) => views.get(uri)?.text())).toEqual(
+        stayed.map((uri) => `row ${uri}`),
+      ),
+    );
+    // A row mounted now waits behind anything still in line: once it shows, the line is empty.
+    server.store.upsert(text('row://late', 'late'));
+    const late = mount('row://late');
+    await eventually(() => expect(late.text()).toBe('late'));
+    expect(left).toHaveLength(uris.length - REQUESTS_AT_ONCE);
+    expect(left.map((uri) => server.store.reads(uri))).toEqual(left.map(() => 0));
+  });
+
   it('an update during the very first read is not lost', async () => {
     let hold: (() => void) | undefined;
     server.store.onRead(

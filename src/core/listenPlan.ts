@@ -12,8 +12,15 @@ export const MAX_STREAMS = 3;
  * coming (coalescing them is what keeps a growing list linear on the wire)…
  */
 export const MAX_WAIT_MS = 1000;
-/** …and no longer once none has come for this long: the list stopped growing. */
+/** …and no longer once none has come for this long: the list stopped growing… */
 export const QUIET_MS = 100;
+/**
+ * …or this long, when the merge would re-send more than the credit pays for:
+ * a busy machine's pauses between a list's batches are not its end, and each
+ * merge they forced re-sent a whole stream (a simulated growing list with
+ * such pauses cost 6 entries per URI instead of 2.4).
+ */
+export const OVER_BUDGET_QUIET_MS = 300;
 
 /** A stream as the plan sees it: what it was asked to carry. */
 export interface PlannedStream {
@@ -95,8 +102,9 @@ const kept = (stream: PlannedStream, keep: ReadonlySet<string>) => {
  * there is room, else merged with the smallest streams, which that stream
  * replaces once acknowledged. A merge re-sends what the replaced streams
  * still keep; it waits (coalescing more newcomers) while that is more than
- * the credit allows, but never past MAX_WAIT_MS, nor past QUIET_MS without
- * another newcomer. So a list that keeps growing costs about 2 entries per
+ * the credit allows (keeping back what the next forced merge would need),
+ * but never past MAX_WAIT_MS, nor past QUIET_MS without another newcomer
+ * (OVER_BUDGET_QUIET_MS when the credit would not pay for the merge). So a list that keeps growing costs about 2 entries per
  * URI instead of one whole filter per change, and a URI that just appeared
  * alone is covered at once. A stream with nothing wanted left closes; the
  * rest of the narrowing (released URIs, lists nobody shows) waits until a
@@ -135,12 +143,23 @@ export function plan<S extends PlannedStream>(now: Situation<S>): Plan<S> {
     .sort((a, b) => kept(a, keep) - kept(b, keep));
   while (others.length + 1 > MAX_STREAMS) replaces.push(others.shift() as S);
   const cost = replaces.reduce((sum, stream) => sum + kept(stream, keep), 0);
-  if (needLists || cost <= now.credit + fresh.length) return open(replaces);
-  if (now.waitedMs < MAX_WAIT_MS && now.sinceNewestMs < QUIET_MS) {
+  // A merge now may spend the credit, but not what the next merge forced by
+  // the wait bounds would need: the smallest stream left after it (that is
+  // what a list that stops growing merges its last newcomers with).
+  const smallestAfter = Math.min(
+    fresh.length + cost,
+    ...others.map((stream) => kept(stream, keep)),
+  );
+  if (needLists || cost === 0 || now.credit + fresh.length - cost >= smallestAfter) {
+    return open(replaces);
+  }
+  const overBudget = now.credit + fresh.length - cost < 0;
+  const quietMs = overBudget ? OVER_BUDGET_QUIET_MS : QUIET_MS;
+  if (now.waitedMs < MAX_WAIT_MS && now.sinceNewestMs < quietMs) {
     return {
       kind: 'rest',
       close,
-      retryInMs: Math.min(MAX_WAIT_MS - now.waitedMs, QUIET_MS - now.sinceNewestMs),
+      retryInMs: Math.min(MAX_WAIT_MS - now.waitedMs, quietMs - now.sinceNewestMs),
     };
   }
   // Over budget anyway. If the list stopped growing, the cheapest merge;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_STREAMS,
   MAX_WAIT_MS,
+  OVER_BUDGET_QUIET_MS,
   type PlannedStream,
   plan,
   QUIET_MS,
@@ -56,7 +57,9 @@ describe('listen plan', () => {
   });
 
   it(`with ${MAX_STREAMS} streams open, a merge the credit pays for goes at once, with the smallest stream`, () => {
-    const next = plan(full(10, { credit: 90 }));
+    // a (100) re-sent for 10 new: 90 of credit, and 110 left for the next forced merge (the
+    // smallest stream then: a + the new ones).
+    const next = plan(full(10, { credit: 200 }));
     expect(next.kind).toBe('open');
     if (next.kind !== 'open') return;
     expect(names(next.replaces)).toEqual(['a']);
@@ -65,7 +68,7 @@ describe('listen plan', () => {
   });
 
   it('a merge the credit does not pay for waits while new URIs keep coming, at most MAX_WAIT_MS', () => {
-    expect(plan(full(10, { credit: 89, waitedMs: 0, sinceNewestMs: 0 }))).toEqual({
+    expect(plan(full(10, { credit: 199, waitedMs: 0, sinceNewestMs: 0 }))).toEqual({
       kind: 'rest',
       close: [],
       retryInMs: QUIET_MS,
@@ -77,8 +80,30 @@ describe('listen plan', () => {
     });
   });
 
-  it('after QUIET_MS without a new URI, the cheapest merge goes ahead', () => {
-    const next = plan(full(10, { waitedMs: QUIET_MS, sinceNewestMs: QUIET_MS }));
+  it('a merge keeps back the credit the next forced merge needs, so a list that stops growing stays within 2 entries per URI', () => {
+    // The credit pays for re-sending a (100) for 10 new, but would leave nothing for merging
+    // the last newcomers of a list that stops growing: it waits instead.
+    expect(plan(full(10, { credit: 90 })).kind).toBe('rest');
+    // Once the list stops growing, that merge goes, and the credit kept covers it.
+    const last = plan(full(10, { credit: 90, sinceNewestMs: QUIET_MS }));
+    expect(last.kind === 'open' && names(last.replaces)).toEqual(['a']);
+  });
+
+  it('when the credit would not pay for the merge, a pause of QUIET_MS is not the end of a list: it waits up to OVER_BUDGET_QUIET_MS', () => {
+    // a (100) re-sent for 10 new with no credit: over budget.
+    expect(plan(full(10, { waitedMs: QUIET_MS, sinceNewestMs: QUIET_MS }))).toEqual({
+      kind: 'rest',
+      close: [],
+      retryInMs: OVER_BUDGET_QUIET_MS - QUIET_MS,
+    });
+    const late = plan(
+      full(10, { waitedMs: OVER_BUDGET_QUIET_MS, sinceNewestMs: OVER_BUDGET_QUIET_MS }),
+    );
+    expect(late.kind === 'open' && names(late.replaces)).toEqual(['a']);
+  });
+
+  it('after QUIET_MS without a new URI, the cheapest merge the credit pays for goes ahead', () => {
+    const next = plan(full(10, { credit: 90, waitedMs: QUIET_MS, sinceNewestMs: QUIET_MS }));
     expect(next.kind === 'open' && names(next.replaces)).toEqual(['a']);
   });
 

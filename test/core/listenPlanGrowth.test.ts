@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_STREAMS, type PlannedStream, plan } from '../../src/core/listenPlan';
+
+/** A seeded PRNG (LCG): the same seed, the same timings. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+interface Timing {
+  /** An acknowledgement takes `ackMs + perEntryMs` per filter entry, times 0.5–1.5. */
+  ackMs: number;
+  perEntryMs: number;
+  /** The chance that the next batch comes 50–300 ms late (a busy machine's pauses). */
+  pause: number;
+}
+
+/**
+ * A list growing by 25 URIs every ~30 ms up to `n`, on a simulated clock
+ * (1 ms steps), driven the way listenChannel.ts drives the plan: one request
+ * in flight, the plan asked again on every batch, acknowledgement and
+ * retry. Returns the filter entries sent per URI and the most streams open.
+ */
+function grow(seed: number, timing: Timing, n = 3000) {
+  const next = random(seed);
+  const keep = new Set<string>();
+  let streams: PlannedStream[] = [];
+  let opening: { at: number; uris: string[]; replaces: PlannedStream[] } | undefined;
+  let credit = 0;
+  let since: number | undefined;
+  let newest = 0;
+  let retryAt = Number.POSITIVE_INFINITY;
+  let entries = 0;
+  let most = 0;
+  let added = 0;
+  let nextBatch = 0;
+  const ask = (now: number) => {
+    if (opening) return;
+    const fresh = [...keep].some((uri) => !streams.some((s) => s.uris.has(uri)));
+    since = fresh ? (since ?? now) : undefined;
+    const step = plan({
+      streams,
+      keep,
+      lists: new Set(),
+      credit,
+      waitedMs: since === undefined ? 0 : now - since,
+      sinceNewestMs: since === undefined ? 0 : now - newest,
+      settle: false,
+    });
+    retryAt = Number.POSITIVE_INFINITY;
+    if (step.kind === 'rest') {
+      streams = streams.filter((s) => !step.close.includes(s));
+      if (step.retryInMs !== undefined) retryAt = now + step.retryInMs;
+      return;
+    }
+    since = undefined;
+    credit += step.added - step.resent;
+    entries += step.uris.length;
+    const latency = (timing.ackMs + timing.perEntryMs * step.uris.length) * (0.5 + next());
+    opening = { at: now + latency, uris: step.uris, replaces: [...step.replaces, ...step.close] };
+  };
+  for (let now = 0; now < 120_000; now++) {
+    if (added < n && now >= nextBatch) {
+      for (let i = 0; i < 25 && added < n; i++) keep.add(`row://${added++}`);
+      newest = now;
+      nextBatch = now + 30 + (next() < timing.pause ? 50 + next() * 250 : next() * 10);
+      ask(now);
+    }
+    if (opening && now >= opening.at) {
+      const { uris, replaces } = opening;
+      opening = undefined;
+      streams = [
+        ...streams.filter((s) => !replaces.includes(s)),
+        { uris: new Set(uris), lists: new Set() },
+      ];
+      most = Math.max(most, streams.length);
+      ask(now);
+    }
+    if (now >= retryAt) ask(now);
+    if (added === n && !opening && [...keep].every((uri) => streams.some((s) => s.uris.has(uri)))) {
+      return { perUri: entries / n, most };
+    }
+  }
+  throw new Error('the simulated list was never covered');
+}
+
+describe('listen plan, a growing list on a simulated clock', () => {
+  it('without pauses, costs at most 2 filter entries per URI whatever the acknowledgement latency, in at most MAX_STREAMS streams', () => {
+    for (const timing of [
+      { ackMs: 5, perEntryMs: 0.05, pause: 0 },
+      { ackMs: 20, perEntryMs: 0.2, pause: 0 },
+      { ackMs: 30, perEntryMs: 1.5, pause: 0 },
+    ]) {
+      for (let seed = 1; seed <= 8; seed++) {
+        const { perUri, most } = grow(seed, timing);
+        expect(perUri).toBeLessThanOrEqual(2);
+        expect(most).toBeLessThanOrEqual(MAX_STREAMS);
+      }
+    }
+  });
+
+  it('with a busy machine’s pauses between batches, stays near 2 entries per URI (at most 3.2)', () => {
+    for (const timing of [
+      { ackMs: 10, perEntryMs: 0.1, pause: 0.3 },
+      { ackMs: 100, perEntryMs: 1, pause: 0.3 },
+    ]) {
+      for (let seed = 1; seed <= 8; seed++)
+        expect(grow(seed, timing).perUri).toBeLessThanOrEqual(3.2);
+    }
+  });
+});

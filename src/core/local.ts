@@ -250,7 +250,8 @@ export class LocalUpstream implements LocalUpstreamControl {
   ): Promise<T> {
     const { emit } = this.#parts;
     let session = await this.#covered(target, signal);
-    await this.#turns.take(signal);
+    const turn = this.#turns.take(signal);
+    if (turn) await turn;
     try {
       // A connection that replaced this one while the request waited takes it (as in #covered).
       session = this.#connection.session ?? session;

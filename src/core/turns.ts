@@ -14,13 +14,17 @@ export class Turns {
     this.#free = limit;
   }
 
-  /** Resolves once it is this caller's turn; `giveBack` ends the turn (once per take). */
-  async take(signal: AbortSignal): Promise<void> {
+  /**
+   * Takes a turn: undefined when one is free (no await, no microtask), else a
+   * promise that resolves once it is this caller's turn, or rejects with the
+   * signal's reason. `giveBack` ends the turn (once per take).
+   */
+  take(signal: AbortSignal): Promise<void> | undefined {
     if (this.#free > 0) {
       this.#free -= 1;
-      return;
+      return undefined;
     }
-    await new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const forget = onEnd(signal, () => {
         this.#line.delete(go);
         reject(signal.reason);

@@ -8,12 +8,19 @@ async function settle() {
 }
 const alive = () => new AbortController().signal;
 
+/** A take that has to wait: its promise. */
+function waiting(turns: Turns, signal = alive()): Promise<void> {
+  const turn = turns.take(signal);
+  expect(turn).toBeInstanceOf(Promise);
+  return turn as Promise<void>;
+}
+
 describe('Turns', () => {
-  it('gives `limit` turns at once; the next waits until one is given back', async () => {
+  it('gives `limit` turns at once, without waiting; the next waits until one is given back', async () => {
     const turns = new Turns(2);
-    await turns.take(alive());
-    await turns.take(alive());
-    const third = track(turns.take(alive()));
+    expect(turns.take(alive())).toBeUndefined();
+    expect(turns.take(alive())).toBeUndefined();
+    const third = track(waiting(turns));
     await settle();
     expect(third.state).toBe('pending');
     turns.giveBack();
@@ -23,9 +30,9 @@ describe('Turns', () => {
 
   it('waiters get their turns in the order they asked', async () => {
     const turns = new Turns(1);
-    await turns.take(alive());
+    turns.take(alive());
     const order: string[] = [];
-    const waits = ['a', 'b', 'c'].map((name) => turns.take(alive()).then(() => order.push(name)));
+    const waits = ['a', 'b', 'c'].map((name) => waiting(turns).then(() => order.push(name)));
     for (const wait of waits) {
       turns.giveBack();
       await wait;
@@ -35,10 +42,10 @@ describe('Turns', () => {
 
   it('a waiter whose signal aborts leaves the line with its reason and takes no turn', async () => {
     const turns = new Turns(1);
-    await turns.take(alive());
+    turns.take(alive());
     const leaving = new AbortController();
-    const left = track(turns.take(leaving.signal));
-    const next = track(turns.take(alive()));
+    const left = track(waiting(turns, leaving.signal));
+    const next = track(waiting(turns));
     leaving.abort(new Error('unmounted'));
     await settle();
     expect(left.state).toBe('rejected');
@@ -48,13 +55,11 @@ describe('Turns', () => {
     expect(next.state).toBe('resolved');
   });
 
-  it('a turn given back with nobody waiting is free for the next taker', async () => {
+  it('a turn given back with nobody waiting is free for the next taker', () => {
     const turns = new Turns(1);
-    await turns.take(alive());
+    turns.take(alive());
     turns.giveBack();
-    await turns.take(alive());
-    const waiting = track(turns.take(alive()));
-    await settle();
-    expect(waiting.state).toBe('pending');
+    expect(turns.take(alive())).toBeUndefined();
+    expect(turns.take(alive())).toBeInstanceOf(Promise);
   });
 });

@@ -25,6 +25,8 @@ const NOT_FOUND_CODES = new Set([-32002, -32602]);
  *   tasks); no request was sent.
  * - `INVALID_ARGUMENTS`: a prompt, completion or task asked with arguments of the wrong shape;
  *   no request was sent.
+ * - `TIMEOUT`: a read or list waited its turn (64 requests to the server in flight) for
+ *   `requestTimeoutMs` and was not sent; TanStack's retry applies.
  * - `CANCELLED`: the call was cancelled (`useCallTool().cancel()`, or its signal): an outcome,
  *   not a failure of the server.
  */
@@ -47,6 +49,7 @@ export type McpQueryErrorCode =
   | 'UNKNOWN_SERVER'
   | 'NOT_SUPPORTED'
   | 'INVALID_ARGUMENTS'
+  | 'TIMEOUT'
   | 'CANCELLED';
 
 /** An error raised by this package itself (never by the server). */

@@ -250,7 +250,7 @@ export class LocalUpstream implements LocalUpstreamControl {
   ): Promise<T> {
     const { emit } = this.#parts;
     let session = await this.#covered(target, signal);
-    const turn = this.#turns.take(signal);
+    const turn = this.#turns.take(signal, this.#timeoutMs);
     if (turn) await turn;
     try {
       // A connection that replaced this one while the request waited takes it (as in #covered).

@@ -1,5 +1,6 @@
 import { QueryClient } from '@tanstack/query-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { McpQueryError } from '../../src/core/errors';
 import { REQUESTS_AT_ONCE } from '../../src/core/local';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
@@ -156,6 +157,26 @@ describe.each(ERA_CASES)('McpCacheSync against the $kind server', ({ kind, era }
     await eventually(() => expect(late.text()).toBe('late'));
     expect(left).toHaveLength(uris.length - REQUESTS_AT_ONCE);
     expect(left.map((uri) => server.store.reads(uri))).toEqual(left.map(() => 0));
+  });
+
+  it('when the server answers none of the reads in flight, the rows waiting their turn fail with TIMEOUT as those do, unsent', async () => {
+    const uris = Array.from({ length: 200 }, (_, i) => `row://${i}`);
+    for (const uri of uris) server.store.upsert(text(uri, `row ${uri}`));
+    const gate = deferred();
+    server.store.onRead(() => gate.promise);
+    connect({ requestTimeoutMs: 300 });
+    const views = uris.map(mount);
+    // 64 are sent and never answered; when they time out, 64 more are sent, and the rest time
+    // out in line at the same time instead of waiting 300 ms more per 64 ahead of them.
+    const unsentTimeouts = () =>
+      uris.filter((uri, i) => {
+        const reason = views[i]?.result().failureReason as McpQueryError | null | undefined;
+        return reason?.code === 'TIMEOUT' && server.store.reads(uri) === 0;
+      });
+    await eventually(() =>
+      expect(unsentTimeouts().length).toBeGreaterThanOrEqual(uris.length - 2 * REQUESTS_AT_ONCE),
+    );
+    gate.resolve();
   });
 
   it('an update during the very first read is not lost', async () => {

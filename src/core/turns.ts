@@ -43,7 +43,7 @@ export class Turns {
         leave(
           new McpQueryError(
             'TIMEOUT',
-            `waited ${timeoutMs} ms for one of the ${this.#limit} requests in flight to this server to end; not sent`,
+            `not sent: ${this.#limit} requests were in flight for ${timeoutMs} ms`,
           ),
         ),
       );

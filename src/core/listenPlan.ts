@@ -104,9 +104,10 @@ const kept = (stream: PlannedStream, keep: ReadonlySet<string>) => {
  * still keep; it waits (coalescing more newcomers) while that is more than
  * the credit allows (keeping back what the next forced merge would need),
  * but never past MAX_WAIT_MS, nor past QUIET_MS without another newcomer
- * (OVER_BUDGET_QUIET_MS when the credit would not pay for the merge). So a list that keeps growing costs about 2 entries per
- * URI instead of one whole filter per change, and a URI that just appeared
- * alone is covered at once. A stream with nothing wanted left closes; the
+ * (OVER_BUDGET_QUIET_MS when the credit would not pay for the merge). So a
+ * list that keeps growing costs about 2 entries per URI instead of one
+ * whole filter per change, and a URI that just appeared alone is covered at
+ * once (within OVER_BUDGET_QUIET_MS when the credit is spent). A stream with nothing wanted left closes; the
  * rest of the narrowing (released URIs, lists nobody shows) waits until a
  * stream is rebuilt anyway or `settle`.
  */

@@ -107,9 +107,9 @@ const kept = (stream: PlannedStream, keep: ReadonlySet<string>) => {
  * (OVER_BUDGET_QUIET_MS when the credit would not pay for the merge). So a
  * list that keeps growing costs about 2 entries per URI instead of one
  * whole filter per change, and a URI that just appeared alone is covered at
- * once (within OVER_BUDGET_QUIET_MS when the credit is spent). A stream with nothing wanted left closes; the
- * rest of the narrowing (released URIs, lists nobody shows) waits until a
- * stream is rebuilt anyway or `settle`.
+ * once (within OVER_BUDGET_QUIET_MS when the credit is spent). A stream
+ * with nothing wanted left closes; the rest of the narrowing (released URIs,
+ * lists nobody shows) waits until a stream is rebuilt anyway or `settle`.
  */
 export function plan<S extends PlannedStream>(now: Situation<S>): Plan<S> {
   const { keep, lists } = now;

@@ -31,6 +31,7 @@ export class Turns {
       this.#free -= 1;
       return undefined;
     }
+    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const leave = (error: unknown) => {
         this.#line.delete(go);

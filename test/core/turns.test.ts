@@ -58,6 +58,21 @@ describe('Turns', () => {
     expect(next.state).toBe('resolved');
   });
 
+  it('a take with a signal already aborted and no turn free fails with its reason, and holds no place in line', async () => {
+    const turns = new Turns(1);
+    turns.take(alive(), LONG);
+    const gone = new AbortController();
+    gone.abort(new Error('unmounted'));
+    const late = track(waiting(turns, gone.signal));
+    const next = track(waiting(turns));
+    await settle();
+    expect(late.state).toBe('rejected');
+    expect(late.error).toEqual(new Error('unmounted'));
+    turns.giveBack();
+    await settle();
+    expect(next.state).toBe('resolved');
+  });
+
   it('a turn given back with nobody waiting is free for the next taker', () => {
     const turns = new Turns(1);
     turns.take(alive(), LONG);

@@ -9,7 +9,10 @@ export interface RedisEventBusConnection {
   readonly isReady: boolean;
   connect(): Promise<unknown>;
   sendCommand(args: string[]): Promise<unknown>;
-  on(event: 'ready' | 'error', listener: (value?: unknown) => void): unknown;
+  on(
+    event: 'reconnecting' | 'connect' | 'ready' | 'error',
+    listener: (value?: unknown) => void,
+  ): unknown;
   destroy(): void;
 }
 

@@ -72,7 +72,10 @@ export interface RedisEventBus extends ServerEventBus {
   /** Resolves once the reading connection is positioned: events published after it reach this process. */
   ready(): Promise<void>;
   stats(): RedisEventBusStats;
-  /** Writes what it can, ends the reading connection and drops the listeners. Idempotent. */
+  /**
+   * Writes what it can, ends the reading connection and drops the listeners. Idempotent. A
+   * reading connection still connecting is ended as soon as that connect succeeds or fails.
+   */
   close(): Promise<void>;
 }
 

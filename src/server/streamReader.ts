@@ -53,6 +53,8 @@ export class StreamReader {
    */
   #accounted: number | undefined;
   #wake: (() => void) | undefined;
+  /** A TCP connect is under way: from connect() or 'reconnecting' to 'connect' or 'error'. */
+  #handshake = false;
 
   constructor(
     connection: RedisEventBusConnection,
@@ -62,10 +64,17 @@ export class StreamReader {
     this.#connection = connection;
     this.#options = options;
     this.#events = events;
+    connection.on('reconnecting', () => {
+      this.#handshake = true;
+    });
+    connection.on('connect', () => this.#handshakeOver());
     connection.on('ready', () => this.#onReady());
     // Without an 'error' listener node-redis would throw from its emitter and take the
     // process down on the first dropped socket.
-    connection.on('error', (error) => this.#onError(error));
+    connection.on('error', (error) => {
+      this.#handshakeOver();
+      this.#onError(error);
+    });
   }
 
   get connected(): boolean {
@@ -73,23 +82,45 @@ export class StreamReader {
   }
 
   start(): void {
+    this.#handshake = true;
     this.#run ??= this.#loop();
   }
 
+  /**
+   * Ends the connection. One whose TCP connect is under way is ended when that connect succeeds
+   * or fails, and `stop()` does not wait for it (an unreachable host takes node-redis'
+   * `connectTimeout`): node-redis (5 and 6) completes a connect that `destroy()` interrupted,
+   * names the connection and reports it ready, and then it stays open on Redis for good.
+   */
   async stop(): Promise<void> {
     if (this.#stopped) return this.#run;
     this.#stopped = true;
     this.#wakeUp();
-    try {
-      // Rejects the blocked XREAD (or an endless connect attempt) at once.
-      this.#connection.destroy();
-    } catch {
-      // Already closed.
-    }
+    if (this.#handshake) return;
+    // Rejects the blocked XREAD (or a connect attempt waiting to retry) at once.
+    this.#destroy();
     await this.#run;
   }
 
+  #handshakeOver(): void {
+    this.#handshake = false;
+    if (this.#stopped) this.#destroy();
+  }
+
+  #destroy(): void {
+    try {
+      this.#connection.destroy();
+    } catch {
+      // Already closed (node-redis 5 throws).
+    }
+  }
+
   #onReady(): void {
+    if (this.#stopped) {
+      // Only if a connect under way escaped #handshake: node-redis 6 can still end it now.
+      this.#destroy();
+      return;
+    }
     if (this.#everReady) {
       this.#resumed = true;
       this.#events.reconnected();

@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createRedisEventBus,
   type RedisEventBus,
+  type RedisEventBusClient,
   type RedisEventBusError,
   type RedisEventBusOptions,
 } from '../../src/server';
@@ -390,6 +391,42 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     expect(errors.map((error) => error.code)).toContain('unsent');
     expect(bus.stats()).toMatchObject({ queued: 0, connected: false });
   });
+
+  it('close() while its reading connection is still connecting leaves no connection on Redis', async () => {
+    const client = await connectClient();
+    const bus = createRedisEventBus({ redis: client, channel: newChannel(), reconnect: fast });
+    // Nothing is queued, so close() reaches the reading connection before its TCP connect
+    // completes. node-redis (6.3) still finishes that connect after destroy(), names the
+    // connection and reports it ready: the bus must end it then.
+    await bus.close();
+    await expect(bus.ready()).rejects.toThrow(/closed before it was ready/);
+    await eventually(async () => expect(await busConnectionIds(admin)).toHaveLength(0));
+    expect(bus.stats()).toMatchObject({ connected: false });
+  });
+
+  it('close() while its reading connection reconnects ends that connection once it has connected', async () => {
+    const client = await connectClient();
+    const events = watchReadingConnection(client);
+    let closing: Promise<void> | undefined;
+    const bus = createRedisEventBus({
+      redis: client,
+      channel: newChannel(),
+      reconnect: fast,
+      // Reported as node-redis learns of the drop, right before it connects again at once.
+      onerror: (error) => {
+        if (error.code === 'disconnected') closing ??= bus.close();
+      },
+    });
+    await bus.ready();
+    expect(await killBusConnections(admin)).toBe(1);
+    await eventually(() => expect(closing).toBeDefined());
+    await closing;
+    // The connect under way is let finish, then ended: never named and ready, never left open.
+    await eventually(() =>
+      expect(events.slice(events.lastIndexOf('connect'))).toEqual(['connect', 'end']),
+    );
+    await eventually(async () => expect(await busConnectionIds(admin)).toHaveLength(0));
+  });
 });
 
 /** Connections Redis lists (every one comes from this process: each test file has its own Redis). */
@@ -407,4 +444,20 @@ function countHandles(): Record<string, number> {
     }
   }
   return counts;
+}
+
+/** What node-redis reports of the bus's own reading connection (the one it `duplicate()`s). */
+function watchReadingConnection(client: RedisEventBusClient): string[] {
+  const events: string[] = [];
+  const duplicate = client.duplicate.bind(client);
+  Object.assign(client, {
+    duplicate(overrides: Parameters<RedisEventBusClient['duplicate']>[0]) {
+      const connection = duplicate(overrides);
+      for (const event of ['connect', 'ready', 'end'] as const) {
+        (connection as unknown as NodeJS.EventEmitter).on(event, () => events.push(event));
+      }
+      return connection;
+    },
+  });
+  return events;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { ServerEvent } from '@modelcontextprotocol/server';
 import {
@@ -426,6 +427,32 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
       expect(events.slice(events.lastIndexOf('connect'))).toEqual(['connect', 'end']),
     );
     await eventually(async () => expect(await busConnectionIds(admin)).toHaveLength(0));
+  });
+
+  it('close() while the server has accepted the connection but not answered ends it at once', async () => {
+    // Accepts, reads, never answers: node-redis waits for the answer to its HELLO for good.
+    const accepted = new Set<Socket>();
+    const silent = createServer((socket) => {
+      accepted.add(socket);
+      socket.on('close', () => accepted.delete(socket));
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      for (const socket of accepted) socket.destroy();
+      return new Promise((resolve) => silent.close(resolve));
+    });
+    const { port } = silent.address() as AddressInfo;
+    const client = createClient({
+      url: `redis://127.0.0.1:${port}`,
+      socket: { reconnectStrategy: 20 },
+    });
+    client.on('error', () => {});
+    const bus = createRedisEventBus({ redis: client, channel: newChannel(), reconnect: fast });
+    // The bus's reading connection (the caller's client never connects here).
+    await eventually(() => expect(accepted.size).toBe(1));
+    await bus.close();
+    await eventually(() => expect(accepted.size).toBe(0));
   });
 });
 

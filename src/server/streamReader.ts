@@ -82,8 +82,9 @@ export class StreamReader {
   }
 
   start(): void {
+    if (this.#run) return;
     this.#handshake = true;
-    this.#run ??= this.#loop();
+    this.#run = this.#loop();
   }
 
   /**

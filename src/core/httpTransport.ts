@@ -38,6 +38,9 @@ export interface TransportObserver {
 
 type Fetch = typeof fetch;
 
+/** The first protocol version of the 2026-07-28 era (versions are dates: they sort as strings). */
+const MODERN = '2026-07-28';
+
 /** Resumption attempts of one stream before the session is given up and rebuilt. */
 export const RESUME_ATTEMPTS = 3;
 
@@ -145,7 +148,8 @@ function endSessionOnPageHide(
  * It also ends the HTTP request of a call the client gave up on: on a 2025
  * connection the SDK only sends `notifications/cancelled` after a timeout and
  * leaves the request open, and a few hung reads would use up the browser's
- * ~6 connections per host.
+ * ~6 connections per host. (On a 2026-07-28 connection the SDK aborts the
+ * request itself, which is the cancellation there.)
  */
 /** What the fetch wrapper and the resumption scheduler know of the standalone GET stream. */
 interface StandaloneStream {
@@ -178,15 +182,21 @@ function observedFetch(
     const message = method === 'POST' ? parseMessage(init?.body) : undefined;
     const cancelled =
       message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
-    // The server may still say things on that stream (it cancels what it
-    // asked us meanwhile, an elicitation say): cut it only after a moment.
+    // 2026-07-28 over HTTP: closing a request's stream is its cancellation (the
+    // SDK aborts the request's own signal), and no notification is expected (a
+    // stateless server could not even match it): the SDK's `notifications/cancelled`
+    // for a closed listen stream does not cross the wire.
+    const modern = (headers.get('mcp-protocol-version') ?? '') >= MODERN;
+    if (cancelled !== undefined && modern) return new Response(null, { status: 202 });
+    // 2025: the server may still say things on that stream (it cancels what
+    // it asked us meanwhile, an elicitation say): cut it only after a moment.
     const abandoned = cancelled === undefined ? undefined : open.get(cancelled);
     if (abandoned) (setTimeout(() => abandoned.abort(), 2000) as { unref?: () => void }).unref?.();
 
     let id: string | number | undefined;
     let request = init;
     let unfollow: (() => void) | undefined;
-    if (message?.id !== undefined && message.method !== undefined) {
+    if (!modern && message?.id !== undefined && message.method !== undefined) {
       id = message.id;
       const controller = new AbortController();
       open.set(id, controller);
@@ -260,19 +270,16 @@ function observedFetch(
         failedStandalone();
       }
     }
-    // A JSON answer is whole once it arrives; a stream is followed to its end.
+    // A JSON answer is whole once it arrives; a stream is followed to its end:
+    // a 2025 one stays cancellable until then, a listen stream's notifications
+    // are filtered like the 2025 stream's.
     const streamed = response.headers.get('content-type')?.includes('text/event-stream');
-    if (id === undefined || !response.body || !streamed) {
+    const filter = message?.method === 'subscriptions/listen' ? observer.updates : undefined;
+    if (!response.body || !streamed || (id === undefined && !filter)) {
       forget();
       return response;
     }
-    // A streamed answer stays cancellable until its body ends; a listen
-    // stream's notifications are filtered like the 2025 stream's.
-    const listen = message?.method === 'subscriptions/listen';
-    return rewrap(response, {
-      onEnd: forget,
-      ...(listen && observer.updates && { filter: observer.updates }),
-    });
+    return rewrap(response, { onEnd: forget, ...(filter && { filter }) });
   };
 }
 

@@ -165,6 +165,21 @@ describe('the 2026-07-28 listen stream', () => {
     expect(server.store.reads('b://2')).toBe(1);
   });
 
+  it('a stream is cancelled by closing it: no notifications/cancelled POST (Streamable HTTP, 2026-07-28)', async () => {
+    for (const [i, uri] of ['a://1', 'b://2', 'c://3', 'd://4'].entries()) {
+      mount(uri);
+      await eventually(() => expect(log).toContain(`ack ${i + 1}`));
+    }
+    // The fourth addition merged the first stream away: it ended, and the server knows.
+    await eventually(() => expect(log).toContain('end 1'));
+    await eventually(() => expect(server.openStreams()).toBe(3));
+    for (const unmount of unmounts.splice(0)) unmount();
+    await sync.dispose();
+    await eventually(() => expect(server.openStreams()).toBe(0));
+    expect(server.subscribedUris()).toEqual([]);
+    expect(server.counters().methods['notifications/cancelled']).toBeUndefined();
+  });
+
   it('the stream carries list_changed only: no URIs, still one stream', async () => {
     await eventually(() => expect(log).toContain('ack 1'));
     expect(log[0]).toBe('listen 1 []');

@@ -39,10 +39,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * reset connections and retried reads to none, and from 1.2-1.6x to 0.7-0.8x the time of plain
  * useQuery (which still sends all 3,000 at once); 18.49 kB once a read's digest is computed only
  * for the diagnostics (digest.ts moved out of the main entry); 18.59 kB once a request that waits
- * its turn for requestTimeoutMs fails with TIMEOUT. The 15,000 B budget is missed by about 3.4 kB:
- * see the README's "Package checks".
+ * its turn for requestTimeoutMs fails with TIMEOUT. 18.66 kB in the seventh: on 2026-07-28 the
+ * transport keeps the SDK's notifications/cancelled for a closed stream off the wire (closing
+ * the stream is the cancellation there) and passes that era's requests through unwrapped. The
+ * 15,000 B budget is missed by about 3.7 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 18_600;
+export const CEILING_GZIP_BYTES = 18_700;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

@@ -41,10 +41,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * for the diagnostics (digest.ts moved out of the main entry); 18.59 kB once a request that waits
  * its turn for requestTimeoutMs fails with TIMEOUT. 18.66 kB in the seventh: on 2026-07-28 the
  * transport keeps the SDK's notifications/cancelled for a closed stream off the wire (closing
- * the stream is the cancellation there) and passes that era's requests through unwrapped. The
- * 15,000 B budget is missed by about 3.7 kB: see the README's "Package checks".
+ * the stream is the cancellation there) and passes that era's requests through unwrapped; 18.79 kB
+ * once a listen plan wait that brings no newcomer makes the next pages merge at once (WaitLearner:
+ * a list loading its next page when the last one shows went from 13.8 s to 5.9 s for 1,000 rows).
+ * The 15,000 B budget is missed by about 3.8 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 18_700;
+export const CEILING_GZIP_BYTES = 18_800;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

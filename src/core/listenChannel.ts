@@ -6,7 +6,14 @@ import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
 import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
-import { type AcknowledgedStream, coverageOf, newcomers, type Plan, plan } from './listenPlan';
+import {
+  type AcknowledgedStream,
+  coverageOf,
+  newcomers,
+  type Plan,
+  plan,
+  WaitLearner,
+} from './listenPlan';
 import { declaresListChanged, filterBit, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import type { Retention } from './retention';
 import { RetryTimer } from './retryTimer';
@@ -60,6 +67,8 @@ export class ListenChannel implements ChangeChannel {
   #attempt = 0;
   /** Re-sends allowed before the wire cost passes two entries per URI brought. */
   #credit = 0;
+  /** Whether waiting for more newcomers has lately paid off. */
+  readonly #learner = new WaitLearner();
   /** When the oldest and the newest URI still waiting for a stream were first seen. */
   #waiting: { since: number; newest: number; count: number } | undefined;
   /** What retention chose to keep at the last plan (released URIs out of it are dead weight). */
@@ -179,7 +188,8 @@ export class ListenChannel implements ChangeChannel {
     }
     this.#kept = keep;
     const now = clock.now();
-    if (newcomers(this.#streams, keep).length === 0) this.#waiting = undefined;
+    const fresh = newcomers(this.#streams, keep).length;
+    if (fresh === 0) this.#waiting = undefined;
     else this.#waiting ??= { since: now, newest: now, count: 0 };
     const next = plan({
       streams: this.#streams,
@@ -189,8 +199,10 @@ export class ListenChannel implements ChangeChannel {
       waitedMs: this.#waiting ? now - this.#waiting.since : 0,
       sinceNewestMs: this.#waiting ? now - this.#waiting.newest : 0,
       settle,
+      eager: this.#learner.eager,
     });
     if (next.kind === 'open') {
+      this.#learner.opened(next.added);
       this.#waiting = undefined;
       this.#credit += next.added - next.resent;
       // What carries nothing wanted goes with what the new stream replaces,
@@ -205,6 +217,7 @@ export class ListenChannel implements ChangeChannel {
       this.#reportStreams();
     }
     if (next.retryInMs !== undefined) {
+      this.#learner.waiting(fresh);
       this.#stopWait = delay(this.#options.signal, next.retryInMs, () => this.#pump());
     } else if (this.#streams.length === 0 && this.#status.state !== 'idle') {
       this.#setStatus({ state: 'idle', note: 'nothing to listen to' });

@@ -69,6 +69,12 @@ export interface Situation<S extends PlannedStream> {
   sinceNewestMs: number;
   /** Quiet for long enough: one stream with exactly what is kept and listed. */
   settle: boolean;
+  /**
+   * Waiting for more newcomers has lately gathered none: the app adds more
+   * only once these are covered (a list that loads its next page when the
+   * last one shows). Merge at once, log-structured, instead of waiting.
+   */
+  eager?: boolean;
 }
 
 export type Plan<S extends PlannedStream> =
@@ -156,7 +162,7 @@ export function plan<S extends PlannedStream>(now: Situation<S>): Plan<S> {
   }
   const overBudget = now.credit + fresh.length - cost < 0;
   const quietMs = overBudget ? OVER_BUDGET_QUIET_MS : QUIET_MS;
-  if (now.waitedMs < MAX_WAIT_MS && now.sinceNewestMs < quietMs) {
+  if (!now.eager && now.waitedMs < MAX_WAIT_MS && now.sinceNewestMs < quietMs) {
     return {
       kind: 'rest',
       close,
@@ -164,11 +170,13 @@ export function plan<S extends PlannedStream>(now: Situation<S>): Plan<S> {
     };
   }
   // Over budget anyway. If the list stopped growing, the cheapest merge;
-  // if it keeps growing, merge like a log-structured tree (each next stream
-  // while it is no bigger than what is merged already), so the small
-  // streams that force the next merges do not pile up.
+  // if it keeps growing (or waits on this coverage to grow), merge like a
+  // log-structured tree (each next stream while it is no bigger than what is
+  // merged already), so the small streams that force the next merges do not
+  // pile up.
   let size = fresh.length + cost;
-  while (now.waitedMs >= MAX_WAIT_MS && others.length > 0 && kept(others[0] as S, keep) <= size) {
+  const growing = now.eager || now.waitedMs >= MAX_WAIT_MS;
+  while (growing && others.length > 0 && kept(others[0] as S, keep) <= size) {
     const next = others.shift() as S;
     size += kept(next, keep);
     replaces.push(next);
@@ -188,5 +196,46 @@ export function plan<S extends PlannedStream>(now: Situation<S>): Plan<S> {
       added: fresh.length,
       resent: uris.size - fresh.length,
     };
+  }
+}
+
+/** The most newcomer groups opened at once, without a wait, before waiting is tried again. */
+const MAX_EAGER_RUN = 16;
+
+/**
+ * Whether waiting for more newcomers pays off, learned from the last waits.
+ * A list that grows on its own (rows appended as they arrive) brings more
+ * while we wait; one that loads its next page only once the last one shows
+ * brings nothing until this coverage comes, so every wait only delays it.
+ * After a wait that gathered nothing, the next 1, 2, 4, … groups (at most
+ * MAX_EAGER_RUN) open at once; a wait that gathered some ends that.
+ */
+export class WaitLearner {
+  #run = 0;
+  #nextRun = 1;
+  /** Newcomers when the current wait began. */
+  #waitedWith: number | undefined;
+
+  get eager(): boolean {
+    return this.#run > 0;
+  }
+
+  /** The plan chose to wait while `fresh` newcomers had no stream. */
+  waiting(fresh: number): void {
+    this.#waitedWith ??= fresh;
+  }
+
+  /** A stream was asked for, bringing `added` newcomers. */
+  opened(added: number): void {
+    const waitedWith = this.#waitedWith;
+    this.#waitedWith = undefined;
+    if (waitedWith === undefined) {
+      if (this.#run > 0) this.#run -= 1;
+    } else if (added > waitedWith) {
+      this.#nextRun = 1;
+    } else {
+      this.#run = this.#nextRun;
+      this.#nextRun = Math.min(this.#nextRun * 2, MAX_EAGER_RUN);
+    }
   }
 }

@@ -353,6 +353,31 @@ describe('ListenChannel', () => {
     },
   );
 
+  it.each([5, 40])(
+    'a list that loads its next page only once the last is covered (acknowledged after %i ms): after a wait that brought no newcomer, pages open at once, log-structured',
+    async (ackAfterMs) => {
+      const t = setup({ ackAfterMs });
+      const all = uris('row://', 1000);
+      const waits: number[] = [];
+      for (let n = 25; n <= all.length; n += 25) {
+        const page = all.slice(n - 25, n);
+        const asked = Date.now();
+        t.channel.update(desire(all.slice(0, n)));
+        // The app shows the page once it is covered (and read), then asks for the next.
+        while (!page.every((uri) => t.coveredAt.has(uri))) await vi.advanceTimersByTimeAsync(1);
+        waits.push(Date.now() - asked);
+        await vi.advanceTimersByTimeAsync(10);
+      }
+      // Before: every page past the third waited out the quiet for newcomers that come only
+      // after it (~300 ms a page), and each merge re-sent the smallest stream (7 entries per URI).
+      const waited = waits.filter((ms) => ms > 2 * ackAfterMs + 1).length;
+      expect(waited).toBeLessThanOrEqual(8);
+      expect(t.entries()).toBeLessThanOrEqual(4 * all.length);
+      expect(t.peak.live).toBeLessThanOrEqual(MAX_STREAMS + 1);
+      expect(t.covered()).toEqual([...all].sort());
+    },
+  );
+
   it('covers only the intersection of what was requested and what was acknowledged (rule 5)', async () => {
     const t = setup();
     t.channel.update(desire(['a://1', 'b://2']));

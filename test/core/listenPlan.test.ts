@@ -7,6 +7,7 @@ import {
   plan,
   QUIET_MS,
   type Situation,
+  WaitLearner,
 } from '../../src/core/listenPlan';
 import type { NotifiedList } from '../../src/core/lists';
 
@@ -36,6 +37,17 @@ function full(extra: number, patch: Partial<Situation<Named>> = {}): Situation<N
     waitedMs: 0,
     sinceNewestMs: 0,
     settle: false,
+    ...patch,
+  };
+}
+
+/** Three open streams of 100, 150 and 400 URIs and `extra` new URIs: a list that keeps growing. */
+function grown(extra: number, patch: Partial<Situation<Named>> = {}): Situation<Named> {
+  const [a, b, c] = [uris('a:', 100), uris('b:', 150), uris('c:', 400)];
+  return {
+    ...full(0),
+    streams: [stream('a', a, ['resources']), stream('b', b), stream('c', c)],
+    keep: new Set([...a, ...b, ...c, ...uris('new:', extra)]),
     ...patch,
   };
 }
@@ -108,18 +120,42 @@ describe('listen plan', () => {
   });
 
   it('after MAX_WAIT_MS of growth, the merge also takes each next stream no bigger than what it merges', () => {
-    const [a, b, c] = [uris('a:', 100), uris('b:', 150), uris('c:', 400)];
-    const grown = (extra: number): Situation<Named> => ({
-      ...full(0),
-      streams: [stream('a', a, ['resources']), stream('b', b), stream('c', c)],
-      keep: new Set([...a, ...b, ...c, ...uris('new:', extra)]),
-      waitedMs: MAX_WAIT_MS,
-    });
     // 60 new + a (100) = 160 ≥ 150: b goes too; 310 < 400: c stays.
-    const next = plan(grown(60));
+    const next = plan(grown(60, { waitedMs: MAX_WAIT_MS }));
     expect(next.kind === 'open' && names(next.replaces)).toEqual(['a', 'b']);
-    const fewer = plan(grown(40));
+    const fewer = plan(grown(40, { waitedMs: MAX_WAIT_MS }));
     expect(fewer.kind === 'open' && names(fewer.replaces)).toEqual(['a']);
+  });
+
+  it('eager (waiting has lately brought no newcomer): a merge over budget goes at once, log-structured', () => {
+    // Not eager, the same plan waits (over budget, nothing quiet yet).
+    expect(plan(grown(60)).kind).toBe('rest');
+    const next = plan(grown(60, { eager: true }));
+    expect(next.kind === 'open' && names(next.replaces)).toEqual(['a', 'b']);
+    const fewer = plan(grown(40, { eager: true }));
+    expect(fewer.kind === 'open' && names(fewer.replaces)).toEqual(['a']);
+  });
+
+  it('WaitLearner: after a wait that brought nothing, the next 1, 2, 4, … (at most 16) groups open at once; a wait that brought some ends that', () => {
+    const learner = new WaitLearner();
+    /** Eager openings in a row after a wait of `fresh` that opened with `added`. */
+    const run = (fresh: number, added: number) => {
+      learner.waiting(fresh);
+      learner.opened(added);
+      let n = 0;
+      while (learner.eager) {
+        learner.opened(25);
+        n += 1;
+      }
+      return n;
+    };
+    expect(learner.eager).toBe(false);
+    expect([run(25, 25), run(25, 25), run(25, 25), run(25, 25), run(25, 25), run(25, 25)]).toEqual([
+      1, 2, 4, 8, 16, 16,
+    ]);
+    // A wait that gathered newcomers: waiting pays again, and the next fruitless one starts at 1.
+    expect(run(25, 50)).toBe(0);
+    expect(run(25, 25)).toBe(1);
   });
 
   it('a stream that keeps nothing wanted closes without a request; one that only carries lists is merged for free', () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_STREAMS, type PlannedStream, plan } from '../../src/core/listenPlan';
+import {
+  MAX_STREAMS,
+  newcomers,
+  type PlannedStream,
+  plan,
+  WaitLearner,
+} from '../../src/core/listenPlan';
 
 /** A seeded PRNG (LCG): the same seed, the same timings. */
 function random(seed: number): () => number {
@@ -16,16 +22,25 @@ interface Timing {
   perEntryMs: number;
   /** The chance that the next batch comes 50–300 ms late (a busy machine's pauses). */
   pause: number;
+  /**
+   * Closed loop: the next batch comes only once every URI so far is covered, this long
+   * (times 0.5–1.5) after (its reads and render), instead of every ~30 ms.
+   */
+  afterCoveredMs?: number;
 }
 
 /**
  * A list growing by 25 URIs every ~30 ms up to `n`, on a simulated clock
  * (1 ms steps), driven the way listenChannel.ts drives the plan: one request
  * in flight, the plan asked again on every batch, acknowledgement and
- * retry. Returns the filter entries sent per URI and the most streams open.
+ * retry. Returns the filter entries sent per URI, the most streams open and
+ * how long batches waited for their coverage (mean).
  */
 function grow(seed: number, timing: Timing, n = 3000) {
   const next = random(seed);
+  const learner = new WaitLearner();
+  const waits: number[] = [];
+  let batchAt = 0;
   const keep = new Set<string>();
   let streams: PlannedStream[] = [];
   let opening: { at: number; uris: string[]; replaces: PlannedStream[] } | undefined;
@@ -49,24 +64,34 @@ function grow(seed: number, timing: Timing, n = 3000) {
       waitedMs: since === undefined ? 0 : now - since,
       sinceNewestMs: since === undefined ? 0 : now - newest,
       settle: false,
+      eager: learner.eager,
     });
     retryAt = Number.POSITIVE_INFINITY;
     if (step.kind === 'rest') {
       streams = streams.filter((s) => !step.close.includes(s));
-      if (step.retryInMs !== undefined) retryAt = now + step.retryInMs;
+      if (step.retryInMs !== undefined) {
+        retryAt = now + step.retryInMs;
+        learner.waiting(newcomers(streams, keep).length);
+      }
       return;
     }
+    learner.opened(step.added);
     since = undefined;
     credit += step.added - step.resent;
     entries += step.uris.length;
     const latency = (timing.ackMs + timing.perEntryMs * step.uris.length) * (0.5 + next());
     opening = { at: now + latency, uris: step.uris, replaces: [...step.replaces, ...step.close] };
   };
-  for (let now = 0; now < 120_000; now++) {
+  const covered = () => [...keep].every((uri) => streams.some((s) => s.uris.has(uri)));
+  for (let now = 0; now < 600_000; now++) {
     if (added < n && now >= nextBatch) {
       for (let i = 0; i < 25 && added < n; i++) keep.add(`row://${added++}`);
       newest = now;
-      nextBatch = now + 30 + (next() < timing.pause ? 50 + next() * 250 : next() * 10);
+      batchAt = now;
+      nextBatch =
+        timing.afterCoveredMs === undefined
+          ? now + 30 + (next() < timing.pause ? 50 + next() * 250 : next() * 10)
+          : Number.POSITIVE_INFINITY;
       ask(now);
     }
     if (opening && now >= opening.at) {
@@ -78,10 +103,19 @@ function grow(seed: number, timing: Timing, n = 3000) {
       ];
       most = Math.max(most, streams.length);
       ask(now);
+      if (
+        timing.afterCoveredMs !== undefined &&
+        nextBatch === Number.POSITIVE_INFINITY &&
+        covered()
+      ) {
+        waits.push(now - batchAt);
+        nextBatch = now + timing.afterCoveredMs * (0.5 + next());
+      }
     }
     if (now >= retryAt) ask(now);
-    if (added === n && !opening && [...keep].every((uri) => streams.some((s) => s.uris.has(uri)))) {
-      return { perUri: entries / n, most };
+    if (added === n && !opening && covered()) {
+      const meanWaitMs = waits.reduce((a, b) => a + b, 0) / Math.max(1, waits.length);
+      return { perUri: entries / n, most, meanWaitMs };
     }
   }
   throw new Error('the simulated list was never covered');
@@ -109,6 +143,24 @@ describe('listen plan, a growing list on a simulated clock', () => {
     ]) {
       for (let seed = 1; seed <= 8; seed++)
         expect(grow(seed, timing).perUri).toBeLessThanOrEqual(3.2);
+    }
+  });
+});
+
+describe('listen plan, a list that loads its next page once the last one shows', () => {
+  // Each page waited out the quiet for newcomers that only come once it is covered: ~250-300 ms
+  // a page, and each late merge re-sent the smallest stream (7.2 entries per URI).
+  it('does not make each page wait for newcomers that cannot come, and merges log-structured', () => {
+    for (const timing of [
+      { ackMs: 5, perEntryMs: 0.05, pause: 0, afterCoveredMs: 20 },
+      { ackMs: 20, perEntryMs: 0.2, pause: 0, afterCoveredMs: 60 },
+    ]) {
+      for (let seed = 1; seed <= 4; seed++) {
+        const { perUri, most, meanWaitMs } = grow(seed, timing, 1000);
+        expect(meanWaitMs).toBeLessThan(100);
+        expect(perUri).toBeLessThanOrEqual(4);
+        expect(most).toBeLessThanOrEqual(MAX_STREAMS);
+      }
     }
   });
 });

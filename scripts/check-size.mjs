@@ -59,7 +59,11 @@ const AREAS = {
     'core/httpTransport',
     'core/eventStream',
   ],
-  '2026-07-28 era: subscriptions/listen channel': ['core/listenChannel', 'core/listenPlan'],
+  '2026-07-28 era: subscriptions/listen channel': [
+    'core/listenChannel',
+    'core/listenPlan',
+    'core/waitLearner',
+  ],
   'connection: lifecycle, client source, failure classification, retry': [
     'core/connection',
     'core/connect',

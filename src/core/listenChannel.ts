@@ -6,17 +6,11 @@ import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
 import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
-import {
-  type AcknowledgedStream,
-  coverageOf,
-  newcomers,
-  type Plan,
-  plan,
-  WaitLearner,
-} from './listenPlan';
+import { type AcknowledgedStream, coverageOf, newcomers, type Plan } from './listenPlan';
 import { declaresListChanged, filterBit, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import type { Retention } from './retention';
 import { RetryTimer } from './retryTimer';
+import { WaitLearner } from './waitLearner';
 
 export interface ListenChannelOptions {
   /** The channel's lifetime (its session's): once aborted, nothing it started reports. */
@@ -67,8 +61,8 @@ export class ListenChannel implements ChangeChannel {
   #attempt = 0;
   /** Re-sends allowed before the wire cost passes two entries per URI brought. */
   #credit = 0;
-  /** Whether waiting for more newcomers has lately paid off. */
-  readonly #learner = new WaitLearner();
+  /** The plan, with what waiting for newcomers lately brought. */
+  readonly #planner = new WaitLearner();
   /** When the oldest and the newest URI still waiting for a stream were first seen. */
   #waiting: { since: number; newest: number; count: number } | undefined;
   /** What retention chose to keep at the last plan (released URIs out of it are dead weight). */
@@ -188,10 +182,9 @@ export class ListenChannel implements ChangeChannel {
     }
     this.#kept = keep;
     const now = clock.now();
-    const fresh = newcomers(this.#streams, keep).length;
-    if (fresh === 0) this.#waiting = undefined;
+    if (newcomers(this.#streams, keep).length === 0) this.#waiting = undefined;
     else this.#waiting ??= { since: now, newest: now, count: 0 };
-    const next = plan({
+    const next = this.#planner.plan({
       streams: this.#streams,
       keep,
       lists,
@@ -199,10 +192,8 @@ export class ListenChannel implements ChangeChannel {
       waitedMs: this.#waiting ? now - this.#waiting.since : 0,
       sinceNewestMs: this.#waiting ? now - this.#waiting.newest : 0,
       settle,
-      eager: this.#learner.eager,
     });
     if (next.kind === 'open') {
-      this.#learner.opened(next.added);
       this.#waiting = undefined;
       this.#credit += next.added - next.resent;
       // What carries nothing wanted goes with what the new stream replaces,
@@ -217,7 +208,6 @@ export class ListenChannel implements ChangeChannel {
       this.#reportStreams();
     }
     if (next.retryInMs !== undefined) {
-      this.#learner.waiting(fresh);
       this.#stopWait = delay(this.#options.signal, next.retryInMs, () => this.#pump());
     } else if (this.#streams.length === 0 && this.#status.state !== 'idle') {
       this.#setStatus({ state: 'idle', note: 'nothing to listen to' });

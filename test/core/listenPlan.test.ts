@@ -7,9 +7,9 @@ import {
   plan,
   QUIET_MS,
   type Situation,
-  WaitLearner,
 } from '../../src/core/listenPlan';
 import type { NotifiedList } from '../../src/core/lists';
+import { WaitLearner } from '../../src/core/waitLearner';
 
 const uris = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
@@ -138,24 +138,21 @@ describe('listen plan', () => {
 
   it('WaitLearner: after a wait that brought nothing, the next 1, 2, 4, … (at most 16) groups open at once; a wait that brought some ends that', () => {
     const learner = new WaitLearner();
-    /** Eager openings in a row after a wait of `fresh` that opened with `added`. */
-    const run = (fresh: number, added: number) => {
-      learner.waiting(fresh);
-      learner.opened(added);
+    // Over budget with 10 new URIs and nothing quiet yet: the plan waits.
+    const pending = full(10);
+    const over = { waitedMs: OVER_BUDGET_QUIET_MS, sinceNewestMs: OVER_BUDGET_QUIET_MS };
+    /** A wait that ends with `extra` new URIs, then how many groups open at once after it. */
+    const run = (extra: number) => {
+      expect(learner.plan(pending).kind).toBe('rest');
+      expect(learner.plan(full(extra, over)).kind).toBe('open');
       let n = 0;
-      while (learner.eager) {
-        learner.opened(25);
-        n += 1;
-      }
+      while (learner.plan(pending).kind === 'open') n += 1;
       return n;
     };
-    expect(learner.eager).toBe(false);
-    expect([run(25, 25), run(25, 25), run(25, 25), run(25, 25), run(25, 25), run(25, 25)]).toEqual([
-      1, 2, 4, 8, 16, 16,
-    ]);
+    expect([run(10), run(10), run(10), run(10), run(10), run(10)]).toEqual([1, 2, 4, 8, 16, 16]);
     // A wait that gathered newcomers: waiting pays again, and the next fruitless one starts at 1.
-    expect(run(25, 50)).toBe(0);
-    expect(run(25, 25)).toBe(1);
+    expect(run(20)).toBe(0);
+    expect(run(10)).toBe(1);
   });
 
   it('a stream that keeps nothing wanted closes without a request; one that only carries lists is merged for free', () => {

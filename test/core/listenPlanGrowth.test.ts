@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_STREAMS,
-  newcomers,
-  type PlannedStream,
-  plan,
-  WaitLearner,
-} from '../../src/core/listenPlan';
+import { MAX_STREAMS, type PlannedStream } from '../../src/core/listenPlan';
+import { WaitLearner } from '../../src/core/waitLearner';
 
 /** A seeded PRNG (LCG): the same seed, the same timings. */
 function random(seed: number): () => number {
@@ -38,7 +33,7 @@ interface Timing {
  */
 function grow(seed: number, timing: Timing, n = 3000) {
   const next = random(seed);
-  const learner = new WaitLearner();
+  const planner = new WaitLearner();
   const waits: number[] = [];
   let batchAt = 0;
   const keep = new Set<string>();
@@ -56,7 +51,7 @@ function grow(seed: number, timing: Timing, n = 3000) {
     if (opening) return;
     const fresh = [...keep].some((uri) => !streams.some((s) => s.uris.has(uri)));
     since = fresh ? (since ?? now) : undefined;
-    const step = plan({
+    const step = planner.plan({
       streams,
       keep,
       lists: new Set(),
@@ -64,18 +59,13 @@ function grow(seed: number, timing: Timing, n = 3000) {
       waitedMs: since === undefined ? 0 : now - since,
       sinceNewestMs: since === undefined ? 0 : now - newest,
       settle: false,
-      eager: learner.eager,
     });
     retryAt = Number.POSITIVE_INFINITY;
     if (step.kind === 'rest') {
       streams = streams.filter((s) => !step.close.includes(s));
-      if (step.retryInMs !== undefined) {
-        retryAt = now + step.retryInMs;
-        learner.waiting(newcomers(streams, keep).length);
-      }
+      if (step.retryInMs !== undefined) retryAt = now + step.retryInMs;
       return;
     }
-    learner.opened(step.added);
     since = undefined;
     credit += step.added - step.resent;
     entries += step.uris.length;

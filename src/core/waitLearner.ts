@@ -1,0 +1,42 @@
+import { newcomers, type Plan, type PlannedStream, plan, type Situation } from './listenPlan';
+
+/** The most newcomer groups opened at once, without a wait, before waiting is tried again. */
+const MAX_EAGER_RUN = 16;
+
+/**
+ * `plan`, taught by the last waits whether waiting for more newcomers pays
+ * off. A list that grows on its own (rows appended as they arrive) brings
+ * more while we wait; one that loads its next page only once the last one
+ * shows brings nothing until this coverage comes, so every wait only delays
+ * it. After a wait that gathered nothing, the next 1, 2, 4, … groups (at
+ * most MAX_EAGER_RUN) open at once (`eager`); a wait that gathered some ends
+ * that.
+ */
+export class WaitLearner {
+  #run = 0;
+  #nextRun = 1;
+  /** Newcomers when the current wait began. */
+  #waitedWith: number | undefined;
+
+  plan<S extends PlannedStream>(now: Omit<Situation<S>, 'eager'>): Plan<S> {
+    const next = plan({ ...now, eager: this.#run > 0 });
+    if (next.kind === 'open') this.#opened(next.added);
+    else if (next.retryInMs !== undefined) {
+      this.#waitedWith ??= newcomers(now.streams, now.keep).length;
+    }
+    return next;
+  }
+
+  #opened(added: number): void {
+    const waitedWith = this.#waitedWith;
+    this.#waitedWith = undefined;
+    if (waitedWith === undefined) {
+      if (this.#run > 0) this.#run -= 1;
+    } else if (added > waitedWith) {
+      this.#nextRun = 1;
+    } else {
+      this.#run = this.#nextRun;
+      this.#nextRun = Math.min(this.#nextRun * 2, MAX_EAGER_RUN);
+    }
+  }
+}

@@ -215,8 +215,12 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     const attempts = h.proxy.stats(LISTEN).times.filter((at) => at >= windowStart).length;
     expect(attempts).toBeLessThanOrEqual(Math.ceil((Date.now() - windowStart) / ackTimeoutMs) + 1);
     expect(diagnosticsOf(h.sync).stream.lastError).toMatch(/ack/i);
-    // Abandoned attempts are closed: no pile of half-open listen streams.
-    expect(h.proxy.stats(LISTEN).maxInFlight).toBeLessThanOrEqual(1);
+    // Abandoned attempts are closed: no pile of half-open listen streams. The client drops one
+    // at once, but the next attempt comes after a fully jittered delay, which can be ~0 ms: it
+    // may reach the server before the server has seen the last one close (CI saw 2 at once).
+    // A pile would be one more in flight per attempt.
+    expect(h.proxy.stats(LISTEN).maxInFlight).toBeLessThanOrEqual(2);
+    await eventually(() => expect(h?.proxy.stats(LISTEN).inFlight).toBeLessThanOrEqual(1));
     expect(view.text()).toBe('v1');
     expect(view.result().fetchStatus).toBe('idle');
 

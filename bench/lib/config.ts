@@ -225,7 +225,7 @@ const base: Sizes = QUICK
         floodSlice: 1_000,
       },
       tabs: { tabs: 8, uris: 20, updates: 30, consistentTimeoutMs: 30_000 },
-      servers: { servers: 20, rounds: 8, warmUp: true, readyTimeoutMs: 30_000 },
+      servers: { servers: 20, rounds: 12, warmUp: true, readyTimeoutMs: 30_000 },
     };
 
 /**

@@ -234,8 +234,10 @@ export class Session {
   /**
    * Rule 4 without the extra read: if `target` is wanted and its coverage can still come, a
    * promise that settles once it is covered, or can no longer be, or nothing was acknowledged for
-   * `ackTimeoutMs` (a server working through a thousand new rows is slow, not silent), or after
-   * `requestTimeoutMs`; otherwise undefined, and the read goes ahead at once.
+   * `ackTimeoutMs` (a server working through a thousand new rows is slow, not silent), or
+   * `requestTimeoutMs` after its request left the channel's line (waiting there is ours, and a read
+   * sent uncovered would be read again once covered); otherwise undefined, and the read goes ahead
+   * at once.
    */
   whenCovered(target: Target, signal: AbortSignal): Promise<void> | undefined {
     if (!this.#pending(target)) return undefined;
@@ -244,7 +246,12 @@ export class Session {
     const { ackTimeoutMs, requestTimeoutMs } = this.#options;
     const covered = () => !this.#pending(target);
     return this.#waiters
-      .wait(covered, { timeoutMs: ackTimeoutMs, maxMs: requestTimeoutMs, signal })
+      .wait(covered, {
+        timeoutMs: ackTimeoutMs,
+        maxMs: requestTimeoutMs,
+        signal,
+        capFrom: () => ('uri' in target ? this.#channel?.sentAt?.(target.uri) : undefined),
+      })
       .finally(() => {
         const left = (this.#awaiting.get(key) ?? 1) - 1;
         if (left > 0) this.#awaiting.set(key, left);

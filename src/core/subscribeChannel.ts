@@ -60,6 +60,8 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #evicted = new Set<string>();
   /** Wanted, waiting for a subscribe slot, in the order they were wanted. */
   readonly #queued = new Set<string>();
+  /** When each subscribe in flight went out. */
+  readonly #sentAt = new Map<string, number>();
   #subscribing = 0;
   #unsubscribing = 0;
   #lastSubscribeAt = Number.NEGATIVE_INFINITY;
@@ -158,6 +160,10 @@ export class SubscribeChannel implements ChangeChannel {
     return declaresListChanged(this.#options.capabilities, list) && this.#stream !== 'unsupported';
   }
 
+  sentAt(uri: string): number | undefined {
+    return this.#queued.has(uri) ? this.#options.clock.now() : this.#sentAt.get(uri);
+  }
+
   /**
    * The session goes away with its subscriptions (its timers went with its signal);
    * unsubscribing from a session that is ending would only produce errors.
@@ -243,6 +249,7 @@ export class SubscribeChannel implements ChangeChannel {
     this.#phases.set(uri, 'subscribing');
     this.#subscribing += 1;
     this.#lastSubscribeAt = this.#options.clock.now();
+    this.#sentAt.set(uri, this.#lastSubscribeAt);
     const { signal } = this.#options;
     this.#client
       .subscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
@@ -271,6 +278,7 @@ export class SubscribeChannel implements ChangeChannel {
       .finally(
         whileAlive(signal, () => {
           this.#subscribing -= 1;
+          this.#sentAt.delete(uri);
           this.#publishCoverage();
           this.#step(uri);
           this.#pump();

@@ -13,7 +13,9 @@ interface Waiter {
  *
  * A wait with `maxMs` counts its timeout from the latest `progress()` (the
  * owner saw its kind of work advance, if not this waiter's), up to `maxMs`
- * in all, by `now` (the system clock unless given).
+ * in all, by `now` (the system clock unless given), from `capFrom()` if
+ * later than the start: time a waiter's work spent in the owner's own line
+ * is bounded by progress alone.
  */
 export class Waiters {
   readonly #waiting = new Set<Waiter>();
@@ -26,7 +28,17 @@ export class Waiters {
 
   wait(
     ready: () => boolean,
-    { timeoutMs, maxMs, signal }: { timeoutMs: number; maxMs?: number; signal?: AbortSignal },
+    {
+      timeoutMs,
+      maxMs,
+      signal,
+      capFrom,
+    }: {
+      timeoutMs: number;
+      maxMs?: number;
+      signal?: AbortSignal;
+      capFrom?: () => number | undefined;
+    },
   ): Promise<void> {
     return new Promise<void>((resolve) => {
       const startedAt = this.#now();
@@ -46,7 +58,7 @@ export class Waiters {
         const now = this.#now();
         const until = Math.min(
           Math.max(startedAt, this.#progressAt) + timeoutMs,
-          startedAt + maxMs,
+          Math.max(startedAt, capFrom?.() ?? startedAt) + maxMs,
         );
         if (until <= now) waiter.settle();
         else timer = setTimeout(due, until - now);

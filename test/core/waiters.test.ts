@@ -102,6 +102,37 @@ describe('Waiters', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('with a cap, time before capFrom does not count toward it; progress still bounds the wait', async () => {
+    const waiters = new Waiters({ now: () => Date.now() });
+    const t0 = Date.now();
+    let sentAt: number | undefined; // in the owner's line until sent: capFrom is now
+    const capFrom = () => sentAt ?? Date.now();
+    const wait = track(waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500, capFrom }));
+    for (let i = 0; i < 50; i++) {
+      await vi.advanceTimersByTimeAsync(100);
+      if ((Date.now() - t0) % 800 === 0) waiters.progress();
+    }
+    expect(wait.state).toBe('pending'); // 5000 ms in line, past the cap, with progress
+    sentAt = Date.now();
+    for (let i = 0; i < 34; i++) {
+      await vi.advanceTimersByTimeAsync(100);
+      if ((Date.now() - t0) % 800 === 0) waiters.progress();
+    }
+    expect(wait.state).toBe('pending'); // 3400 ms after it was sent
+    await vi.advanceTimersByTimeAsync(100);
+    expect(wait.state).toBe('resolved'); // the cap, counted from the send
+
+    // In line with no progress at all: the timeout ends it.
+    const stuck = track(
+      waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500, capFrom: Date.now }),
+    );
+    await vi.advanceTimersByTimeAsync(999);
+    expect(stuck.state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(stuck.state).toBe('resolved');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('without a cap, progress changes nothing: the timeout is fixed', async () => {
     const waiters = new Waiters({ now: () => Date.now() });
     const wait = track(waiters.wait(() => false, { timeoutMs: 1000 }));

@@ -46,9 +46,17 @@ async function openDashboard(endpoint: (typeof ENDPOINT_IDS)[number] = 'modern')
 /** The view's own frame: the inner frame of the sandbox proxy inside `testId`. */
 async function viewFrame(page: Page, testId: string): Promise<Frame> {
   const proxy = page.getByTestId(testId).locator('iframe');
+  // Without blocking on a frame that is not there yet, and saying what is there instead.
+  const shown = async (id: string) =>
+    (await page.getByTestId(id).count()) > 0
+      ? ((await page.getByTestId(id).first().textContent()) ?? '').slice(0, 160)
+      : 'absent';
   await until(
     `${testId} to be ready`,
-    () => proxy.getAttribute('data-mcp-app'),
+    async () =>
+      (await proxy.count()) > 0
+        ? await proxy.getAttribute('data-mcp-app')
+        : `no frame; ${testId}: ${await shown(testId)}; tool-error: ${await shown('tool-error')}; sandbox pending: ${(await page.getByText('finding the sandbox').count()) > 0}`,
     (status) => status === 'ready',
   );
   const proxyFrame = await (await proxy.elementHandle())?.contentFrame();

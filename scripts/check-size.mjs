@@ -45,7 +45,7 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * once a listen plan wait that brings no newcomer makes the next pages merge at once (WaitLearner:
  * a list loading its next page when the last one shows went from 13.8 s to 5.9 s for 1,000 rows).
  * 18.87 kB in the eighth: on 2025 a first read's bound on waiting for coverage runs from when its
- * subscribe went out, not from while it waited its turn (subscribeChannel.sentAt), which took a
+ * subscribe's own outcome, not from while it waited its turn (SubscribeChannel.asking), which took a
  * list growing to 3,000 rows on a loaded machine from 1.25-1.45 reads per URI to 1.00.
  * The 15,000 B budget is missed by about 3.8 kB: see the README's "Package checks".
  */

@@ -33,8 +33,8 @@ export interface ChangeChannel {
    */
   mayCover(uri: string): boolean;
   mayCoverList(list: NotifiedList): boolean;
-  /** When `uri`'s request went out: now while it waits its turn in this channel. */
-  sentAt?(uri: string): number | undefined;
+  /** Whether `uri`'s request waits its turn here or is in flight: its own outcome is near. */
+  asking?(uri: string): boolean;
   /**
    * After the channel's lifetime (its session's signal) ended: close what is
    * still open on the server. Resolves once it is closed.

@@ -42,9 +42,9 @@ export interface McpCacheSyncOptions {
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
   /**
    * Bound on waiting for a subscription's acknowledgement (ms): a listen request's timeout, and how
-   * long a first read waits for coverage while nothing is acknowledged (at most `requestTimeoutMs`
-   * once its subscription request is sent: on 2025, time spent in line behind other subscribes
-   * does not count).
+   * long a first read waits for coverage while nothing is acknowledged (at most `requestTimeoutMs`,
+   * not counting while a 2025 subscribe for it waits its turn or is in flight: that request's
+   * answer or timeout ends the wait).
    */
   ackTimeoutMs?: number;
   /** Bound on every request, and on a read's wait for the connection (ms). */

@@ -1,5 +1,4 @@
 import type { Client, LoggingLevel } from '@modelcontextprotocol/client';
-import type { BackoffOptions } from './backoff';
 import {
   type ChangeChannel,
   type Coverage,
@@ -10,67 +9,27 @@ import {
   noCoverage,
   statusChanged,
 } from './channel';
-import type { Clock } from './clock';
 import { installDispatcher, type NotificationSink } from './dispatcher';
 import { clip } from './errors';
-import type { Emit, McpEventInput, StreamStatus } from './events';
+import type { McpEventInput, StreamStatus } from './events';
 import type { LegacyStreamState, TransportObserver } from './httpTransport';
 import type { Desire } from './interest';
 import { whileAlive } from './lifetime';
 import { ListenChannel } from './listenChannel';
 import type { NotifiedList } from './lists';
 import { setLevel } from './requests';
-import type { Retention } from './retention';
+import type { SessionHost, SessionOptions } from './sessionHost';
 import { SubscribeChannel } from './subscribeChannel';
 import { Waiters } from './waiters';
 
+export type {
+  ChangeTarget,
+  SessionControl,
+  SessionHost,
+  SessionOptions,
+  Wanted,
+} from './sessionHost';
 export type { CoverageChange };
-
-/** What is wanted (the interest registry). */
-export interface Wanted {
-  desire(): Desire;
-  /** Whether `uri` is held or lingering. */
-  wants(uri: string): boolean;
-  wantsList(list: NotifiedList): boolean;
-}
-
-/** Where a session's changes go (the cache bridge). */
-export interface ChangeTarget {
-  /** A matched `updated` notification: re-read `uri`. */
-  changed(uri: string): void;
-  listChanged(list: NotifiedList): void;
-  /** Newly covered data may be stale (rule 4); uncovered data follows its TTL. */
-  coverageChanged(change: CoverageChange): void;
-}
-
-/** What a session tells its connection (only while it lives). */
-export interface SessionControl {
-  /** This session can no longer deliver (2025: stream ended, session forgotten). */
-  lost(reason: string, endSession: boolean): void;
-  /** A request on it failed: if for want of credentials, the connection waits for them. */
-  failed(error: unknown): void;
-}
-
-/** What the engine gives every session. */
-export interface SessionHost extends SessionControl {
-  emit: Emit;
-  wanted: Wanted;
-  changes: ChangeTarget;
-  /** The log level asked for now (`useServerLog`), if any. */
-  logLevel?(): LoggingLevel | undefined;
-}
-
-export interface SessionOptions {
-  backoff: BackoffOptions;
-  ackTimeoutMs: number;
-  requestTimeoutMs: number;
-  retention: Retention;
-  /** Released URIs still subscribed go once nothing has changed for this long. */
-  releaseAfterMs: number;
-  /** Reopen count and last close reason of the sessions before this one. */
-  history: Pick<StreamStatus, 'reopenCount' | 'lastCloseReason'>;
-  clock: Clock;
-}
 
 type Target = { uri: string } | { list: NotifiedList };
 
@@ -234,10 +193,9 @@ export class Session {
   /**
    * Rule 4 without the extra read: if `target` is wanted and its coverage can still come, a
    * promise that settles once it is covered, or can no longer be, or nothing was acknowledged for
-   * `ackTimeoutMs` (a server working through a thousand new rows is slow, not silent), or
-   * `requestTimeoutMs` after its request left the channel's line (waiting there is ours, and a read
-   * sent uncovered would be read again once covered); otherwise undefined, and the read goes ahead
-   * at once.
+   * `ackTimeoutMs` (a server working through a thousand new rows is slow, not silent), or after
+   * `requestTimeoutMs`, not counting while the channel still asks for it (in line or in flight:
+   * that request's outcome ends the wait); otherwise undefined, and the read goes ahead at once.
    */
   whenCovered(target: Target, signal: AbortSignal): Promise<void> | undefined {
     if (!this.#pending(target)) return undefined;
@@ -250,7 +208,7 @@ export class Session {
         timeoutMs: ackTimeoutMs,
         maxMs: requestTimeoutMs,
         signal,
-        capFrom: () => ('uri' in target ? this.#channel?.sentAt?.(target.uri) : undefined),
+        held: () => 'uri' in target && this.#channel?.asking?.(target.uri) === true,
       })
       .finally(() => {
         const left = (this.#awaiting.get(key) ?? 1) - 1;

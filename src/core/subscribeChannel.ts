@@ -60,8 +60,6 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #evicted = new Set<string>();
   /** Wanted, waiting for a subscribe slot, in the order they were wanted. */
   readonly #queued = new Set<string>();
-  /** When each subscribe in flight went out. */
-  readonly #sentAt = new Map<string, number>();
   #subscribing = 0;
   #unsubscribing = 0;
   #lastSubscribeAt = Number.NEGATIVE_INFINITY;
@@ -160,8 +158,8 @@ export class SubscribeChannel implements ChangeChannel {
     return declaresListChanged(this.#options.capabilities, list) && this.#stream !== 'unsupported';
   }
 
-  sentAt(uri: string): number | undefined {
-    return this.#queued.has(uri) ? this.#options.clock.now() : this.#sentAt.get(uri);
+  asking(uri: string): boolean {
+    return this.#queued.has(uri) || this.#phases.get(uri) === 'subscribing';
   }
 
   /**
@@ -249,7 +247,6 @@ export class SubscribeChannel implements ChangeChannel {
     this.#phases.set(uri, 'subscribing');
     this.#subscribing += 1;
     this.#lastSubscribeAt = this.#options.clock.now();
-    this.#sentAt.set(uri, this.#lastSubscribeAt);
     const { signal } = this.#options;
     this.#client
       .subscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
@@ -278,7 +275,6 @@ export class SubscribeChannel implements ChangeChannel {
       .finally(
         whileAlive(signal, () => {
           this.#subscribing -= 1;
-          this.#sentAt.delete(uri);
           this.#publishCoverage();
           this.#step(uri);
           this.#pump();

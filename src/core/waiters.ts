@@ -13,9 +13,10 @@ interface Waiter {
  *
  * A wait with `maxMs` counts its timeout from the latest `progress()` (the
  * owner saw its kind of work advance, if not this waiter's), up to `maxMs`
- * in all, by `now` (the system clock unless given), from `capFrom()` if
- * later than the start: time a waiter's work spent in the owner's own line
- * is bounded by progress alone.
+ * in all, by `now` (the system clock unless given). While `held()`, the
+ * cap does not run: the owner is still asking for what the waiter waits for
+ * (in its own line or in flight), and that request's outcome will end the
+ * wait; progress alone bounds it meanwhile.
  */
 export class Waiters {
   readonly #waiting = new Set<Waiter>();
@@ -32,13 +33,8 @@ export class Waiters {
       timeoutMs,
       maxMs,
       signal,
-      capFrom,
-    }: {
-      timeoutMs: number;
-      maxMs?: number;
-      signal?: AbortSignal;
-      capFrom?: () => number | undefined;
-    },
+      held,
+    }: { timeoutMs: number; maxMs?: number; signal?: AbortSignal; held?: () => boolean },
   ): Promise<void> {
     return new Promise<void>((resolve) => {
       const startedAt = this.#now();
@@ -58,7 +54,7 @@ export class Waiters {
         const now = this.#now();
         const until = Math.min(
           Math.max(startedAt, this.#progressAt) + timeoutMs,
-          Math.max(startedAt, capFrom?.() ?? startedAt) + maxMs,
+          (held?.() ? now : startedAt) + maxMs,
         );
         if (until <= now) waiter.settle();
         else timer = setTimeout(due, until - now);

@@ -102,29 +102,25 @@ describe('Waiters', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('with a cap, time before capFrom does not count toward it; progress still bounds the wait', async () => {
+  it('with a cap, the cap does not run while held; progress still bounds the wait', async () => {
     const waiters = new Waiters({ now: () => Date.now() });
     const t0 = Date.now();
-    let sentAt: number | undefined; // in the owner's line until sent: capFrom is now
-    const capFrom = () => sentAt ?? Date.now();
-    const wait = track(waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500, capFrom }));
+    let asking = true; // the owner's own request for it: in line, then in flight
+    const wait = track(
+      waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500, held: () => asking }),
+    );
     for (let i = 0; i < 50; i++) {
       await vi.advanceTimersByTimeAsync(100);
       if ((Date.now() - t0) % 800 === 0) waiters.progress();
     }
-    expect(wait.state).toBe('pending'); // 5000 ms in line, past the cap, with progress
-    sentAt = Date.now();
-    for (let i = 0; i < 34; i++) {
-      await vi.advanceTimersByTimeAsync(100);
-      if ((Date.now() - t0) % 800 === 0) waiters.progress();
-    }
-    expect(wait.state).toBe('pending'); // 3400 ms after it was sent
-    await vi.advanceTimersByTimeAsync(100);
-    expect(wait.state).toBe('resolved'); // the cap, counted from the send
+    expect(wait.state).toBe('pending'); // 5000 ms held, past the cap, with progress
+    asking = false;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(wait.state).toBe('resolved'); // no longer held: the cap, long passed
 
-    // In line with no progress at all: the timeout ends it.
+    // Held with no progress at all: the timeout ends it.
     const stuck = track(
-      waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500, capFrom: Date.now }),
+      waiters.wait(() => false, { timeoutMs: 1000, maxMs: 3500, held: () => true }),
     );
     await vi.advanceTimersByTimeAsync(999);
     expect(stuck.state).toBe('pending');

@@ -9,7 +9,8 @@ import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
 import { declaresListChanged, type NotifiedList } from './lists';
 import type { Retention } from './retention';
-import { legacyStreamView, SUBSCRIBES_AT_ONCE, unsubscribesAtOnce } from './subscribePacing';
+import { legacyStreamView, SUBSCRIBES_AT_ONCE } from './subscribePacing';
+import { UnsubscribeLine } from './unsubscribeLine';
 
 export interface SubscribeChannelOptions {
   /** The channel's lifetime (its session's): once aborted, nothing it started reports. */
@@ -56,14 +57,11 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #retries = new Map<string, { attempt: number; cancel?: () => void }>();
   /** What should be subscribed (held plus the extras retention keeps). */
   #target: ReadonlySet<string> = new Set();
-  /** Subscribed but no longer wanted, oldest first: their unsubscribes wait for a pause. */
-  readonly #evicted = new Set<string>();
+  /** Subscribed but no longer wanted: their unsubscribes wait for a pause in subscribing. */
+  readonly #evicted: UnsubscribeLine;
   /** Wanted, waiting for a subscribe slot, in the order they were wanted. */
   readonly #queued = new Set<string>();
   #subscribing = 0;
-  #unsubscribing = 0;
-  #lastSubscribeAt = Number.NEGATIVE_INFINITY;
-  #stopDrain: (() => void) | undefined;
   #lists: ReadonlySet<NotifiedList> = new Set();
   #stopIdle: (() => void) | undefined;
   #stream: LegacyStreamState;
@@ -79,6 +77,7 @@ export class SubscribeChannel implements ChangeChannel {
     this.#options = options;
     this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
     this.#stream = options.stream;
+    this.#evicted = new UnsubscribeLine(options, (uri) => this.#unsubscribe(uri));
     this.#status = { ...initialStatus('legacy', options.clock.now()), ...options.history };
     this.#publishStatus();
   }
@@ -121,7 +120,7 @@ export class SubscribeChannel implements ChangeChannel {
   #retarget(target: ReadonlySet<string>): void {
     this.#target = target;
     for (const uri of new Set([...target, ...this.#phases.keys()])) this.#step(uri, false);
-    this.#drain();
+    this.#evicted.drain();
   }
 
   /**
@@ -181,7 +180,7 @@ export class SubscribeChannel implements ChangeChannel {
       this.#pump();
     } else if (this.#needsUnsubscribe(uri) && !this.#evicted.has(uri)) {
       this.#evicted.add(uri);
-      if (drain) this.#drain();
+      if (drain) this.#evicted.drain();
     }
   }
 
@@ -220,33 +219,10 @@ export class SubscribeChannel implements ChangeChannel {
     }
   }
 
-  /**
-   * Sends the unsubscribes that waited, as many as `unsubscribesAtOnce` lets
-   * while subscribing has not paused for a linger period. Until it is sent a
-   * URI stays subscribed, and covered.
-   */
-  #drain(): void {
-    const { clock, releaseAfterMs, signal } = this.#options;
-    const resumeIn = this.#lastSubscribeAt + releaseAfterMs / 10 - clock.now();
-    const limit = unsubscribesAtOnce(this.#evicted.size, resumeIn);
-    for (const uri of this.#evicted) {
-      if (this.#unsubscribing >= limit) break;
-      this.#evicted.delete(uri);
-      this.#unsubscribe(uri);
-    }
-    // One timer at a time: when it fires it looks again (subscribes sent since push the pause on).
-    if (this.#evicted.size > 0 && resumeIn > 0 && !this.#stopDrain) {
-      this.#stopDrain = delay(signal, resumeIn, () => {
-        this.#stopDrain = undefined;
-        this.#drain();
-      });
-    }
-  }
-
   #subscribe(uri: string): void {
     this.#phases.set(uri, 'subscribing');
     this.#subscribing += 1;
-    this.#lastSubscribeAt = this.#options.clock.now();
+    this.#evicted.subscribed();
     const { signal } = this.#options;
     this.#client
       .subscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
@@ -278,7 +254,7 @@ export class SubscribeChannel implements ChangeChannel {
           this.#publishCoverage();
           this.#step(uri);
           this.#pump();
-          this.#drain();
+          this.#evicted.drain();
         }),
       );
   }
@@ -298,7 +274,6 @@ export class SubscribeChannel implements ChangeChannel {
 
   #unsubscribe(uri: string): void {
     this.#phases.set(uri, 'unsubscribing');
-    this.#unsubscribing += 1;
     this.#publishCoverage();
     const { signal } = this.#options;
     this.#client
@@ -322,9 +297,9 @@ export class SubscribeChannel implements ChangeChannel {
       )
       .finally(
         whileAlive(signal, () => {
-          this.#unsubscribing -= 1;
+          this.#evicted.settled();
           this.#step(uri);
-          this.#drain();
+          this.#evicted.drain();
         }),
       );
   }

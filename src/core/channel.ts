@@ -16,8 +16,13 @@ export const noCoverage: Coverage = { uris: new Set(), lists: new Set() };
 
 /** How a channel reports to its session. */
 export interface ChannelReport {
-  /** The complete covered set, replacing the previous one. */
-  coverage(next: Coverage): void;
+  /**
+   * Which of the URIs and lists it names are covered now (gained) or not
+   * (lost); the session ignores what it knew already. A 2025 channel learns
+   * coverage one URI at a time, and names that URI alone: a session holding
+   * thousands of subscriptions does not pay for them on every answer.
+   */
+  coverage(change: CoverageDiff): void;
   /** URIs the server would not cover, with the reason (the complete map). */
   declined(next: ReadonlyMap<string, string>): void;
   status(next: StreamStatus): void;
@@ -66,12 +71,12 @@ export interface CoverageChange {
   awaited: { uris: ReadonlySet<string>; lists: ReadonlySet<NotifiedList> };
 }
 
-type CoverageDiff = {
-  gained: string[];
-  lost: string[];
-  listsGained: NotifiedList[];
-  listsLost: NotifiedList[];
-};
+export interface CoverageDiff {
+  gained: readonly string[];
+  lost: readonly string[];
+  listsGained: readonly NotifiedList[];
+  listsLost: readonly NotifiedList[];
+}
 
 /** What changed between two coverages, or undefined when nothing did. */
 export function coverageDiff(previous: Coverage, next: Coverage): CoverageDiff | undefined {

@@ -68,6 +68,8 @@ export class ListenChannel implements ChangeChannel {
   /** What retention chose to keep at the last plan (released URIs out of it are dead weight). */
   #kept: ReadonlySet<string> = new Set();
   #declined: ReadonlyMap<string, string> = new Map();
+  /** What the session was last told is covered. */
+  #reported = coverageOf([]).coverage;
   /** Streams let go this turn, closed on the next (`#retire`). */
   #retiring: Stream[] = [];
   #stopWait: (() => void) | undefined;
@@ -151,8 +153,9 @@ export class ListenChannel implements ChangeChannel {
 
   /** What the open streams cover together, and what they were asked for and not granted. */
   #reportStreams(): void {
-    const { coverage, declined } = coverageOf(this.#streams);
-    this.#report.coverage(coverage);
+    const { coverage, declined, change } = coverageOf(this.#streams, this.#reported);
+    this.#reported = coverage;
+    if (change) this.#report.coverage(change);
     if (!this.#canSubscribe) {
       this.#reportDeclined();
       return;

@@ -1,4 +1,4 @@
-import type { Coverage } from './channel';
+import { type Coverage, type CoverageDiff, coverageDiff, noCoverage } from './channel';
 import type { NotifiedList } from './lists';
 
 /**
@@ -34,10 +34,18 @@ export interface AcknowledgedStream extends PlannedStream {
   listsCovered: ReadonlySet<NotifiedList>;
 }
 
-/** What open streams cover together, and the URIs they were asked for and not granted. */
-export function coverageOf(streams: readonly AcknowledgedStream[]): {
+/**
+ * What open streams cover together (and what of it moved since `previous`),
+ * and the URIs they were asked for and not granted.
+ */
+export function coverageOf(
+  streams: readonly AcknowledgedStream[],
+  previous: Coverage = noCoverage,
+): {
   coverage: Coverage;
   declined: Map<string, string>;
+  /** What moved since `previous`. */
+  change: CoverageDiff | undefined;
 } {
   const uris = new Set<string>();
   const lists = new Set<NotifiedList>();
@@ -49,7 +57,8 @@ export function coverageOf(streams: readonly AcknowledgedStream[]): {
       if (!stream.covered.has(uri)) declined.set(uri, 'not in the acknowledged filter');
     }
   }
-  return { coverage: { uris, lists }, declined };
+  const coverage = { uris, lists };
+  return { coverage, declined, change: coverageDiff(previous, coverage) };
 }
 
 export interface Situation<S extends PlannedStream> {

@@ -1,12 +1,10 @@
 import type { Client, LoggingLevel } from '@modelcontextprotocol/client';
 import {
   type ChangeChannel,
-  type Coverage,
   type CoverageChange,
-  coverageDiff,
+  type CoverageDiff,
   declinedChanges,
   initialStatus,
-  noCoverage,
   statusChanged,
 } from './channel';
 import { installDispatcher, type NotificationSink } from './dispatcher';
@@ -54,7 +52,8 @@ export class Session {
   readonly #waiters: Waiters;
   /** Targets reads are waiting to be covered, with how many reads wait for each. */
   readonly #awaiting = new Map<string, number>();
-  #coverage: Coverage = noCoverage;
+  /** What the channel reported covered (kept up to date from its changes). */
+  readonly #coverage = { uris: new Set<string>(), lists: new Set<NotifiedList>() };
   #declined: ReadonlyMap<string, string> = new Map();
   #channel: ChangeChannel | undefined;
   /** The same channel, on a 2025 connection: it is told about the SSE stream. */
@@ -112,8 +111,8 @@ export class Session {
   ready(): void {
     const capabilities = this.client.getServerCapabilities();
     const report = {
-      coverage: whileAlive(this.signal, (next: Coverage) => {
-        this.#applyCoverage(next);
+      coverage: whileAlive(this.signal, (change: CoverageDiff) => {
+        this.#applyCoverage(change);
         this.#waiters.recheck();
       }),
       declined: whileAlive(this.signal, (next: ReadonlyMap<string, string>) =>
@@ -231,7 +230,8 @@ export class Session {
     const channel = this.#channel;
     this.#channel = undefined;
     this.#legacy = undefined;
-    this.#applyCoverage(noCoverage);
+    const { uris, lists } = this.#coverage;
+    this.#applyCoverage({ gained: [], lost: [...uris], listsGained: [], listsLost: [...lists] });
     if (channel && this.#status.state !== 'closed') {
       this.#emitStatus({
         ...this.#status,
@@ -286,17 +286,20 @@ export class Session {
     };
   }
 
-  #applyCoverage(next: Coverage): void {
-    const diff = coverageDiff(this.#coverage, next);
-    if (!diff) return;
-    this.#coverage = next;
-    const { gained, lost, listsGained } = diff;
+  #applyCoverage(change: CoverageDiff): void {
+    const { uris, lists } = this.#coverage;
+    const gained = change.gained.filter((uri) => !uris.has(uri) && uris.add(uri));
+    const lost = change.lost.filter((uri) => uris.delete(uri));
+    const listsGained = change.listsGained.filter((list) => !lists.has(list) && lists.add(list));
+    const listsLost = change.listsLost.filter((list) => lists.delete(list));
+    if (gained.length + lost.length + listsGained.length + listsLost.length === 0) return;
+    const diff = { gained, lost, listsGained, listsLost };
     if (gained.length > 0 || listsGained.length > 0) this.#waiters.progress();
     const awaited = {
       uris: new Set(gained.filter((uri) => this.#awaiting.has(targetOf({ uri })))),
       lists: new Set(listsGained.filter((list) => this.#awaiting.has(targetOf({ list })))),
     };
-    this.#host.emit({ type: 'coverage', acknowledged: gained, lost, lists: [...next.lists] });
+    this.#host.emit({ type: 'coverage', acknowledged: gained, lost, lists: [...lists] });
     this.#host.changes.coverageChanged({ ...diff, awaited });
   }
 

@@ -7,7 +7,7 @@ import type { StreamStatus } from './events';
 import type { LegacyStreamState } from './httpTransport';
 import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
-import { declaresListChanged, type NotifiedList } from './lists';
+import { declaresListChanged, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import type { Retention } from './retention';
 import { legacyStreamView, SUBSCRIBES_AT_ONCE } from './subscribePacing';
 import { UnsubscribeLine } from './unsubscribeLine';
@@ -114,7 +114,7 @@ export class SubscribeChannel implements ChangeChannel {
       }
     }
     this.#report.declined(new Map(this.#declined));
-    this.#publishCoverage();
+    this.#publish([]);
   }
 
   #retarget(target: ReadonlySet<string>): void {
@@ -145,8 +145,11 @@ export class SubscribeChannel implements ChangeChannel {
     }
     this.#stream = state;
     this.#publishStatus();
-    if (gap) this.#report.coverage({ uris: new Set(), lists: new Set() });
-    this.#publishCoverage();
+    if (gap) {
+      const lost = [...this.#phases.keys()];
+      this.#report.coverage({ gained: [], lost, listsGained: [], listsLost: NOTIFIED_LISTS });
+    }
+    this.#publish(this.#phases.keys());
   }
 
   mayCover(uri: string): boolean {
@@ -251,7 +254,7 @@ export class SubscribeChannel implements ChangeChannel {
       .finally(
         whileAlive(signal, () => {
           this.#subscribing -= 1;
-          this.#publishCoverage();
+          this.#publish([uri]);
           this.#step(uri);
           this.#pump();
           this.#evicted.drain();
@@ -274,7 +277,7 @@ export class SubscribeChannel implements ChangeChannel {
 
   #unsubscribe(uri: string): void {
     this.#phases.set(uri, 'unsubscribing');
-    this.#publishCoverage();
+    this.#publish([uri]);
     const { signal } = this.#options;
     this.#client
       .unsubscribeResource({ uri }, { timeout: this.#options.requestTimeoutMs })
@@ -304,19 +307,26 @@ export class SubscribeChannel implements ChangeChannel {
       );
   }
 
-  #publishCoverage(): void {
+  /**
+   * Tells the session which of `uris` are covered now (subscribed, and the
+   * stream delivers), and which lists: 2025 servers send list_changed
+   * unsolicited to every session that can receive it.
+   */
+  #publish(uris: Iterable<string>): void {
     const delivers = this.#delivers();
-    const uris = new Set<string>();
-    if (delivers) {
-      for (const [uri, phase] of this.#phases) if (phase === 'subscribed') uris.add(uri);
+    const gained: string[] = [];
+    const lost: string[] = [];
+    for (const uri of uris) {
+      (delivers && this.#phases.get(uri) === 'subscribed' ? gained : lost).push(uri);
     }
-    // 2025 servers send list_changed unsolicited to every session that can receive it.
-    const lists = new Set(
-      [...this.#lists].filter(
-        (list) => delivers && declaresListChanged(this.#options.capabilities, list),
-      ),
-    );
-    this.#report.coverage({ uris, lists });
+    const covers = (list: NotifiedList) =>
+      delivers && this.#lists.has(list) && declaresListChanged(this.#options.capabilities, list);
+    this.#report.coverage({
+      gained,
+      lost,
+      listsGained: NOTIFIED_LISTS.filter(covers),
+      listsLost: NOTIFIED_LISTS.filter((list) => !covers(list)),
+    });
   }
 
   #publishStatus(): void {

@@ -7,6 +7,7 @@ import { ListenChannel } from '../../src/core/listenChannel';
 import { MAX_STREAMS, MAX_WAIT_MS } from '../../src/core/listenPlan';
 import type { NotifiedList } from '../../src/core/lists';
 import { Retention } from '../../src/core/retention';
+import { withChange } from '../support/coverage';
 import { type Deferred, deferred } from '../support/deferred';
 
 const BACKOFF = { initialDelayMs: 1000, maxDelayMs: 8000 };
@@ -117,7 +118,8 @@ function setup(
   /** When each URI was first covered (fake time). */
   const coveredAt = new Map<string, number>();
   const report: ChannelReport = {
-    coverage(next) {
+    coverage(change) {
+      const next = withChange(coverage, change);
       coverage = next;
       for (const uri of next.uris) if (!coveredAt.has(uri)) coveredAt.set(uri, Date.now());
       log.push(`coverage ${[...next.uris].sort().join(',')}`);

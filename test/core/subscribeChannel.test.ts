@@ -1,12 +1,13 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ChannelReport, Coverage } from '../../src/core/channel';
+import type { ChannelReport, Coverage, CoverageDiff } from '../../src/core/channel';
 import type { StreamStatus } from '../../src/core/events';
 import type { LegacyStreamState } from '../../src/core/httpTransport';
 import type { Desire } from '../../src/core/interest';
 import type { NotifiedList } from '../../src/core/lists';
 import { Retention } from '../../src/core/retention';
 import { SubscribeChannel } from '../../src/core/subscribeChannel';
+import { withChange } from '../support/coverage';
 import { type Deferred, deferred } from '../support/deferred';
 
 const BACKOFF = { initialDelayMs: 1000, maxDelayMs: 8000 };
@@ -52,10 +53,15 @@ function setup(
     unsubscribeResource: request('unsubscribe'),
   };
   const coverages: Coverage[] = [];
+  /** Every report as the channel made it: what moved. */
+  const changes: CoverageDiff[] = [];
   let declined: ReadonlyMap<string, string> = new Map();
   const statuses: StreamStatus[] = [];
   const report: ChannelReport = {
-    coverage: (next) => coverages.push(next),
+    coverage: (change) => {
+      changes.push(change);
+      coverages.push(withChange(coverages.at(-1) ?? { uris: new Set(), lists: new Set() }, change));
+    },
     declined: (next) => {
       declined = next;
     },
@@ -108,6 +114,7 @@ function setup(
     covered: () => [...(coverages.at(-1)?.uris ?? [])].sort(),
     listsCovered: () => [...(coverages.at(-1)?.lists ?? [])].sort(),
     coverages,
+    changes,
     declined: () => declined,
     status: () => statuses.at(-1) as StreamStatus,
     statuses,
@@ -153,6 +160,26 @@ describe('SubscribeChannel', () => {
     expect(t.covered()).toEqual(['a://1', 'b://2']);
     t.channel.update(desire(['a://1', 'b://2']));
     expect(t.count('subscribe')).toBe(2);
+  });
+
+  it('names only the URI an answer is about, not the covered set: a thousand subscriptions cost nothing per answer', async () => {
+    const t = setup();
+    const uris = Array.from({ length: 1000 }, (_, i) => `r://${i}`);
+    t.channel.update(desire(uris));
+    const reports = t.changes.length;
+    for (const uri of uris) await t.answer('subscribe', uri);
+    expect(t.covered()).toHaveLength(1000);
+    expect(t.changes.slice(reports).map((c) => [c.gained, c.lost])).toEqual(
+      uris.map((uri) => [[uri], []]),
+    );
+
+    t.channel.update(desire(uris.slice(1)));
+    const before = t.changes.length;
+    await vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS);
+    // Once things are quiet it is unsubscribed: no longer covered, named alone.
+    expect(t.count('unsubscribe')).toBe(1);
+    const after = t.changes.slice(before).filter((c) => c.gained.length + c.lost.length > 0);
+    expect(after.map((c) => [c.gained, c.lost])).toEqual([[[], ['r://0']]]);
   });
 
   it('sends at most 32 subscribes at once; the rest go in the order they were wanted as answers come, each timed from when it is sent', async () => {

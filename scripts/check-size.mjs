@@ -50,10 +50,11 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * 19.1 kB in the ninth: a 2025 channel names only the URI a subscribe's answer is about instead of
  * handing its session the whole covered set to copy and compare (O(n) per answer with n
  * subscriptions held: a 3,000-row scroll on a 2025 server went 10-15% faster), and its waiting
- * unsubscribes are their own module (unsubscribeLine, +59 B).
+ * unsubscribes are their own module (unsubscribeLine, +59 B); 19.15 kB once declined URIs are
+ * reported the same way (each refusal named its URI alone: 4,000 refusals 0.48 s → 0.06 s).
  * The 15,000 B budget is missed by about 4.1 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 19_100;
+export const CEILING_GZIP_BYTES = 19_150;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

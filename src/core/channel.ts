@@ -23,8 +23,11 @@ export interface ChannelReport {
    * thousands of subscriptions does not pay for them on every answer.
    */
   coverage(change: CoverageDiff): void;
-  /** URIs the server would not cover, with the reason (the complete map). */
-  declined(next: ReadonlyMap<string, string>): void;
+  /**
+   * URIs the server would not cover now, with the reason, or null for one no
+   * longer declined; only what changed (a 2025 refusal names its URI alone).
+   */
+  declined(changes: DeclinedChanges): void;
   status(next: StreamStatus): void;
 }
 
@@ -88,7 +91,10 @@ export function coverageDiff(previous: Coverage, next: Coverage): CoverageDiff |
   return { gained, lost, listsGained, listsLost };
 }
 
-/** What changed between two declined maps, as a `declined` event carries it (null: no longer). */
+/** Declined URIs with their reason, or null when no longer declined (as a `declined` event says). */
+export type DeclinedChanges = [uri: string, reason: string | null][];
+
+/** What changed between two declined maps. */
 export function declinedChanges(
   previous: ReadonlyMap<string, string>,
   next: ReadonlyMap<string, string>,

@@ -1,6 +1,7 @@
 import type { Client, McpSubscription, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
-import { type ChangeChannel, type ChannelReport, type CloseReason, initialStatus } from './channel';
+import type { ChangeChannel, ChannelReport, CloseReason } from './channel';
+import { declinedChanges, initialStatus } from './channel';
 import type { Clock } from './clock';
 import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
@@ -144,11 +145,15 @@ export class ListenChannel implements ChangeChannel {
     else if (count > waiting.count) this.#waiting = { ...waiting, newest: now, count };
   }
 
-  /** Every wanted URI is declined when none can be covered (the streams say the rest). */
-  #reportDeclined(): void {
+  /** Declined, reported as what changed: every wanted URI if none can be covered, else `notGranted`. */
+  #reportDeclined(notGranted = new Map<string, string>()): void {
     const reason = 'the server did not declare resources.subscribe';
-    this.#declined = new Map(this.#desire.uris.map((uri) => [uri, reason]));
-    this.#report.declined(this.#declined);
+    const next = this.#canSubscribe
+      ? notGranted
+      : new Map(this.#desire.uris.map((u) => [u, reason]));
+    const changes = declinedChanges(this.#declined, next);
+    this.#declined = next;
+    if (changes.length > 0) this.#report.declined(changes);
   }
 
   /** What the open streams cover together, and what they were asked for and not granted. */
@@ -156,12 +161,7 @@ export class ListenChannel implements ChangeChannel {
     const { coverage, declined, change } = coverageOf(this.#streams, this.#reported);
     this.#reported = coverage;
     if (change) this.#report.coverage(change);
-    if (!this.#canSubscribe) {
-      this.#reportDeclined();
-      return;
-    }
-    this.#declined = declined;
-    this.#report.declined(declined);
+    this.#reportDeclined(declined);
   }
 
   #pump(): void {

@@ -3,7 +3,7 @@ import {
   type ChangeChannel,
   type CoverageChange,
   type CoverageDiff,
-  declinedChanges,
+  type DeclinedChanges,
   initialStatus,
   statusChanged,
 } from './channel';
@@ -54,7 +54,7 @@ export class Session {
   readonly #awaiting = new Map<string, number>();
   /** What the channel reported covered (kept up to date from its changes). */
   readonly #coverage = { uris: new Set<string>(), lists: new Set<NotifiedList>() };
-  #declined: ReadonlyMap<string, string> = new Map();
+  readonly #declined = new Map<string, string>();
   #channel: ChangeChannel | undefined;
   /** The same channel, on a 2025 connection: it is told about the SSE stream. */
   #legacy: SubscribeChannel | undefined;
@@ -115,9 +115,7 @@ export class Session {
         this.#applyCoverage(change);
         this.#waiters.recheck();
       }),
-      declined: whileAlive(this.signal, (next: ReadonlyMap<string, string>) =>
-        this.#setDeclined(next),
-      ),
+      declined: whileAlive(this.signal, (changes: DeclinedChanges) => this.#setDeclined(changes)),
       status: whileAlive(this.signal, (next: StreamStatus) => {
         this.#emitStatus(next);
         this.#waiters.recheck();
@@ -303,10 +301,17 @@ export class Session {
     this.#host.changes.coverageChanged({ ...diff, awaited });
   }
 
-  #setDeclined(next: ReadonlyMap<string, string>): void {
-    const changes = declinedChanges(this.#declined, next);
-    this.#declined = next;
-    if (changes.length > 0) this.#host.emit({ type: 'declined', changes });
+  #setDeclined(changes: DeclinedChanges): void {
+    const declined = this.#declined;
+    const moved: DeclinedChanges = [];
+    for (const change of changes) {
+      const [uri, reason] = change;
+      if ((declined.get(uri) ?? null) === reason) continue;
+      if (reason === null) declined.delete(uri);
+      else declined.set(uri, reason);
+      moved.push(change);
+    }
+    if (moved.length > 0) this.#host.emit({ type: 'declined', changes: moved });
     this.#waiters.recheck();
   }
 

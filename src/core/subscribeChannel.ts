@@ -1,6 +1,12 @@
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
-import { type ChangeChannel, type ChannelReport, initialStatus } from './channel';
+import {
+  type ChangeChannel,
+  type ChannelReport,
+  type DeclinedChanges,
+  declinedChanges,
+  initialStatus,
+} from './channel';
 import type { Clock } from './clock';
 import { errorMessage, rpcCode } from './errors';
 import type { StreamStatus } from './events';
@@ -52,7 +58,7 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #options: SubscribeChannelOptions;
   readonly #canSubscribe: boolean;
   readonly #phases = new Map<string, Phase>();
-  readonly #declined = new Map<string, string>();
+  #declined = new Map<string, string>();
   /** Requests that got no answer, waiting to be sent again. */
   readonly #retries = new Map<string, { attempt: number; cancel?: () => void }>();
   /** What should be subscribed (held plus the extras retention keeps). */
@@ -84,11 +90,12 @@ export class SubscribeChannel implements ChangeChannel {
 
   update(desire: Desire): void {
     this.#lists = desire.lists;
+    let changes: DeclinedChanges = [];
     if (!this.#canSubscribe) {
-      this.#declined.clear();
-      for (const uri of desire.uris) {
-        this.#declined.set(uri, 'the server did not declare resources.subscribe');
-      }
+      const reason = 'the server did not declare resources.subscribe';
+      const next = new Map(desire.uris.map((uri) => [uri, reason]));
+      changes = declinedChanges(this.#declined, next);
+      this.#declined = next;
     } else {
       // What waits for its unsubscribe was let go already: it is not active.
       const active = new Set<string>();
@@ -108,12 +115,13 @@ export class SubscribeChannel implements ChangeChannel {
       for (const uri of this.#declined.keys()) {
         if (this.#target.has(uri)) continue;
         this.#declined.delete(uri);
+        changes.push([uri, null]);
         if (this.#phases.get(uri) === 'unsure') continue;
         this.#retries.get(uri)?.cancel?.();
         this.#retries.delete(uri);
       }
     }
-    this.#report.declined(new Map(this.#declined));
+    if (changes.length > 0) this.#report.declined(changes);
     this.#publish([]);
   }
 
@@ -240,15 +248,16 @@ export class SubscribeChannel implements ChangeChannel {
           // timeout, the network) says nothing about the server's will, nor
           // whether it subscribed: ask again with backoff, and show it as
           // declined meanwhile.
+          let reason = `the server refused: ${errorMessage(error)}`;
           if (rpcCode(error) !== undefined) {
             this.#phases.delete(uri);
-            this.#declined.set(uri, `the server refused: ${errorMessage(error)}`);
           } else {
             this.#phases.set(uri, 'unsure');
-            this.#declined.set(uri, `subscribe failed: ${errorMessage(error)}; retrying`);
+            reason = `subscribe failed: ${errorMessage(error)}; retrying`;
             this.#scheduleRetry(uri);
           }
-          this.#report.declined(new Map(this.#declined));
+          this.#declined.set(uri, reason);
+          this.#report.declined([[uri, reason]]);
         }),
       )
       .finally(
@@ -269,7 +278,7 @@ export class SubscribeChannel implements ChangeChannel {
     retry.attempt += 1;
     retry.cancel = delay(signal, wait, () => {
       retry.cancel = undefined;
-      if (this.#declined.delete(uri)) this.#report.declined(new Map(this.#declined));
+      if (this.#declined.delete(uri)) this.#report.declined([[uri, null]]);
       this.#step(uri);
     });
     this.#retries.set(uri, retry);

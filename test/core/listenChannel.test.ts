@@ -7,7 +7,7 @@ import { ListenChannel } from '../../src/core/listenChannel';
 import { MAX_STREAMS, MAX_WAIT_MS } from '../../src/core/listenPlan';
 import type { NotifiedList } from '../../src/core/lists';
 import { Retention } from '../../src/core/retention';
-import { withChange } from '../support/coverage';
+import { withChange, withDeclined } from '../support/coverage';
 import { type Deferred, deferred } from '../support/deferred';
 
 const BACKOFF = { initialDelayMs: 1000, maxDelayMs: 8000 };
@@ -124,8 +124,8 @@ function setup(
       for (const uri of next.uris) if (!coveredAt.has(uri)) coveredAt.set(uri, Date.now());
       log.push(`coverage ${[...next.uris].sort().join(',')}`);
     },
-    declined(next) {
-      declined = next;
+    declined(changes) {
+      declined = withDeclined(declined, changes);
     },
     status(next) {
       statuses.push(next);

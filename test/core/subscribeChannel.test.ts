@@ -1,13 +1,18 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ChannelReport, Coverage, CoverageDiff } from '../../src/core/channel';
+import type {
+  ChannelReport,
+  Coverage,
+  CoverageDiff,
+  DeclinedChanges,
+} from '../../src/core/channel';
 import type { StreamStatus } from '../../src/core/events';
 import type { LegacyStreamState } from '../../src/core/httpTransport';
 import type { Desire } from '../../src/core/interest';
 import type { NotifiedList } from '../../src/core/lists';
 import { Retention } from '../../src/core/retention';
 import { SubscribeChannel } from '../../src/core/subscribeChannel';
-import { withChange } from '../support/coverage';
+import { withChange, withDeclined } from '../support/coverage';
 import { type Deferred, deferred } from '../support/deferred';
 
 const BACKOFF = { initialDelayMs: 1000, maxDelayMs: 8000 };
@@ -56,14 +61,17 @@ function setup(
   /** Every report as the channel made it: what moved. */
   const changes: CoverageDiff[] = [];
   let declined: ReadonlyMap<string, string> = new Map();
+  /** Every declined report as the channel made it. */
+  const declinedReports: DeclinedChanges[] = [];
   const statuses: StreamStatus[] = [];
   const report: ChannelReport = {
     coverage: (change) => {
       changes.push(change);
       coverages.push(withChange(coverages.at(-1) ?? { uris: new Set(), lists: new Set() }, change));
     },
-    declined: (next) => {
-      declined = next;
+    declined: (changes) => {
+      declinedReports.push(changes);
+      declined = withDeclined(declined, changes);
     },
     status: (next) => statuses.push(next),
   };
@@ -116,6 +124,7 @@ function setup(
     coverages,
     changes,
     declined: () => declined,
+    declinedReports,
     status: () => statuses.at(-1) as StreamStatus,
     statuses,
     /** How often the channel has read the clock: a measure of the work an update does. */
@@ -245,6 +254,22 @@ describe('SubscribeChannel', () => {
     expect(t.declined().has('a://1')).toBe(false);
     t.channel.update(desire(['a://1']));
     expect(t.count('subscribe', 'a://1')).toBe(2);
+  });
+
+  it('a refusal names its URI alone, not every URI declined so far: a thousand refusals cost nothing each', async () => {
+    const t = setup();
+    const uris = Array.from({ length: 1000 }, (_, i) => `r://${i}`);
+    t.channel.update(desire(uris));
+    for (const uri of uris) await t.answer('subscribe', uri, refusal('Resource not found'));
+    expect(t.declined().size).toBe(1000);
+    expect(t.declinedReports).toEqual(
+      uris.map((uri) => [[uri, 'the server refused: Resource not found']]),
+    );
+
+    // Let go: each one is no longer declined, in one report.
+    t.channel.update(desire(uris.slice(10)));
+    expect(t.declinedReports.at(-1)).toEqual(uris.slice(0, 10).map((uri) => [uri, null]));
+    expect(t.declined().size).toBe(990);
   });
 
   it('a failure with no code declines the URI as retrying, and retries it with backoff until it succeeds', async () => {

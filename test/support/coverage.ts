@@ -1,4 +1,4 @@
-import type { Coverage, CoverageDiff } from '../../src/core/channel';
+import type { Coverage, CoverageDiff, DeclinedChanges } from '../../src/core/channel';
 
 /** The coverage a channel's reports add up to: `coverage` with `change` applied (a new snapshot). */
 export function withChange(coverage: Coverage, change: CoverageDiff): Coverage {
@@ -9,4 +9,17 @@ export function withChange(coverage: Coverage, change: CoverageDiff): Coverage {
   for (const list of change.listsGained) lists.add(list);
   for (const list of change.listsLost) lists.delete(list);
   return { uris, lists };
+}
+
+/** The declined map a channel's reports add up to: `declined` with `changes` applied (a new map). */
+export function withDeclined(
+  declined: ReadonlyMap<string, string>,
+  changes: DeclinedChanges,
+): Map<string, string> {
+  const next = new Map(declined);
+  for (const [uri, reason] of changes) {
+    if (reason === null) next.delete(uri);
+    else next.set(uri, reason);
+  }
+  return next;
 }

@@ -1,7 +1,7 @@
 import type { Client, McpSubscription, ServerCapabilities } from '@modelcontextprotocol/client';
 import { type BackoffOptions, backoffDelay } from './backoff';
-import type { ChangeChannel, ChannelReport, CloseReason } from './channel';
-import { declinedChanges, initialStatus } from './channel';
+import type { ChangeChannel, ChannelReport, CloseReason, Coverage } from './channel';
+import { declinedChanges, initialStatus, noCoverage } from './channel';
 import type { Clock } from './clock';
 import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
@@ -70,7 +70,7 @@ export class ListenChannel implements ChangeChannel {
   #kept: ReadonlySet<string> = new Set();
   #declined: ReadonlyMap<string, string> = new Map();
   /** What the session was last told is covered. */
-  #reported = coverageOf([]).coverage;
+  #reported: Coverage = noCoverage;
   /** Streams let go this turn, closed on the next (`#retire`). */
   #retiring: Stream[] = [];
   #stopWait: (() => void) | undefined;

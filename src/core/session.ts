@@ -285,6 +285,7 @@ export class Session {
   }
 
   #applyCoverage(change: CoverageDiff): void {
+    // Each filter keeps what moved and applies it to the session's sets as it goes.
     const { uris, lists } = this.#coverage;
     const gained = change.gained.filter((uri) => !uris.has(uri) && uris.add(uri));
     const lost = change.lost.filter((uri) => uris.delete(uri));

@@ -1,14 +1,14 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { QueryObserver } from '@tanstack/query-core';
 import type { McpCacheSync } from '../../src/core/mcpCacheSync';
-import { SUBSCRIBE_META } from '../../src/core/observerHolds';
+import { liveMeta } from '../../src/react/liveMeta';
 
 /** What `useResource` does, without React: a mounted query observer (which holds the URI). */
 export function observeResource(sync: McpCacheSync, uri: string, { subscribe = true } = {}) {
   const observer = new QueryObserver<ReadResourceResult>(sync.queryClient, {
     ...sync.resourceQueryOptions(uri),
-    // As useResource(uri, { subscribe: false }): this observer holds no subscription.
-    ...(!subscribe && { meta: { [SUBSCRIBE_META]: false } }),
+    // As useResource(uri, { subscribe }) builds it: `false` holds no subscription.
+    meta: liveMeta(undefined, subscribe),
   });
   const stop = observer.subscribe(() => {});
   return {

@@ -209,9 +209,21 @@ describe.each(ENDPOINT_IDS)('%s endpoint: 8 tabs of one app', (endpoint) => {
   it("a follower's tool call asks in the tabs that show the form, and the follower's answer counts", () =>
     withTwoTabs(async ({ leader, follower }) => {
       await follower.byId('tool-rename').click();
-      // The question came on the leader's connection; both tabs show it.
-      await follower.byId('elicitation').waitFor();
-      await leader.byId('elicitation').waitFor();
+      // The question came on the leader's connection; both tabs show it. Polled, so that a
+      // timeout says where the call stood in each tab (CI once saw no form for 30 s).
+      const where = async (ui: Dashboard) => {
+        const call = ui.byId('tool-call');
+        return {
+          role: await role(ui),
+          call: `${await call.getAttribute('data-tool')} ${await call.getAttribute('data-state')}`,
+          forms: await ui.byId('elicitation').count(),
+        };
+      };
+      await until(
+        'the question in both tabs',
+        async () => ({ follower: await where(follower), leader: await where(leader) }),
+        (seen) => seen.follower.forms > 0 && seen.leader.forms > 0,
+      );
       await follower.byId('elicitation').getByTestId('elicitation-decline').click();
       await until(
         "the follower's tool result",

@@ -13,8 +13,8 @@ import {
   useLayoutEffect,
   useState,
 } from 'react';
-import { type McpEvent, McpProvider, useMcpEvents, useResource } from '../../src';
 import { OUR_OPTIONS, TANSTACK_SCHEDULER } from './config';
+import { type McpEvent, McpProvider, useMcpEvents, useResource } from './ours';
 import type { Track } from './tracker';
 
 if (TANSTACK_SCHEDULER === 'microtask') notifyManager.setScheduler(queueMicrotask);

@@ -1,7 +1,6 @@
 /** @vitest-environment jsdom */
 import { loadavg } from 'node:os';
 import { it } from 'vitest';
-import { type McpEvent, useResource } from '../../src';
 import { type ServerKind, startServer, type TestServer } from '../../test/servers';
 import { type GrowSize, KINDS, OUR_OPTIONS, SIZES } from '../lib/config';
 import { CpuHog } from '../lib/cpuHog';
@@ -15,6 +14,7 @@ import {
   useShown,
   type ViewProps,
 } from '../lib/impls';
+import { type McpEvent, useResource } from '../lib/ours';
 import { type Cell, ms, over, type Table, type Target, times, writeFragment } from '../lib/report';
 import { histogram, ratio, round, type Summary, summarize } from '../lib/stats';
 import { Tracker } from '../lib/tracker';

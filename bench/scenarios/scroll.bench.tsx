@@ -1,6 +1,5 @@
 /** @vitest-environment jsdom */
 import { it } from 'vitest';
-import { useResource } from '../../src';
 import { type ServerKind, startServer, type TestServer } from '../../test/servers';
 import { KINDS, OUR_OPTIONS, type ScrollSize, SIZES } from '../lib/config';
 import { mountViews, type ViewSpec } from '../lib/dom';
@@ -13,6 +12,7 @@ import {
   useShown,
   type ViewProps,
 } from '../lib/impls';
+import { useResource } from '../lib/ours';
 import { type Cell, ms, over, type Table, type Target, times, writeFragment } from '../lib/report';
 import { histogram, ratio, round, type Summary, summarize } from '../lib/stats';
 import { Tracker } from '../lib/tracker';

@@ -4,7 +4,6 @@ import { memo, type ReactNode, useLayoutEffect } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import { it } from 'vitest';
-import { McpProvider, useMcp, useResource } from '../../src';
 import { memoryStorage } from '../../src/auth';
 import {
   type McpServerInput,
@@ -16,6 +15,7 @@ import type { ServerKind, TestServer } from '../../test/servers';
 import { KINDS, OUR_OPTIONS, QUICK, type ServersSize, SIZES } from '../lib/config';
 import { collectedHeap, elapsed, quiet, startBenchServer, until, uriOf } from '../lib/harness';
 import { textOf } from '../lib/impls';
+import { McpProvider, useMcp, useResource } from '../lib/ours';
 import { type Cell, ms, type Table, type Target, times, writeFragment } from '../lib/report';
 import { ratio, summarize } from '../lib/stats';
 

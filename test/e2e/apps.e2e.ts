@@ -43,6 +43,16 @@ async function openDashboard(endpoint: (typeof ENDPOINT_IDS)[number] = 'modern')
   return { page, ui, errors, demo: new DemoServer(playground.url) };
 }
 
+/** Where the demo's tool call and connection stand (for a wait's timeout message). */
+async function where(page: Page): Promise<string> {
+  const attribute = async (id: string, name: string) =>
+    (await page.getByTestId(id).count()) > 0
+      ? await page.getByTestId(id).first().getAttribute(name)
+      : 'absent';
+  const call = `${await attribute('tool-call', 'data-tool')} ${await attribute('tool-call', 'data-state')}`;
+  return `tool call: ${call}; connection: ${await attribute('status-badge', 'data-status')}; tool buttons: ${await page.getByTestId('tool-app').count()}`;
+}
+
 /** The view's own frame: the inner frame of the sandbox proxy inside `testId`. */
 async function viewFrame(page: Page, testId: string): Promise<Frame> {
   const proxy = page.getByTestId(testId).locator('iframe');
@@ -56,7 +66,7 @@ async function viewFrame(page: Page, testId: string): Promise<Frame> {
     async () =>
       (await proxy.count()) > 0
         ? await proxy.getAttribute('data-mcp-app')
-        : `no frame; ${testId}: ${await shown(testId)}; tool-error: ${await shown('tool-error')}; sandbox pending: ${(await page.getByText('finding the sandbox').count()) > 0}`,
+        : `no frame; ${testId}: ${await shown(testId)}; tool-error: ${await shown('tool-error')}; sandbox pending: ${(await page.getByText('finding the sandbox').count()) > 0}; ${await where(page)}`,
     (status) => status === 'ready',
   );
   const proxyFrame = await (await proxy.elementHandle())?.contentFrame();

@@ -84,6 +84,11 @@ export interface Situation<S extends PlannedStream> {
    * last one shows). Merge at once, log-structured, instead of waiting.
    */
   eager?: boolean;
+  /**
+   * The last wait gathered nothing: a wait ends after QUIET_MS without a
+   * newcomer even when over budget (it only checks whether waiting pays again).
+   */
+  doubtful?: boolean;
 }
 
 export type Plan<S extends PlannedStream> =
@@ -170,7 +175,7 @@ export function plan<S extends PlannedStream>(now: Situation<S>): Plan<S> {
     return open(replaces);
   }
   const overBudget = now.credit + fresh.length - cost < 0;
-  const quietMs = overBudget ? OVER_BUDGET_QUIET_MS : QUIET_MS;
+  const quietMs = overBudget && !now.doubtful ? OVER_BUDGET_QUIET_MS : QUIET_MS;
   if (!now.eager && now.waitedMs < MAX_WAIT_MS && now.sinceNewestMs < quietMs) {
     return {
       kind: 'rest',

@@ -9,8 +9,11 @@ const MAX_EAGER_RUN = 16;
  * more while we wait; one that loads its next page only once the last one
  * shows brings nothing until this coverage comes, so every wait only delays
  * it. After a wait that gathered nothing, the next 1, 2, 4, … groups (at
- * most MAX_EAGER_RUN) open at once (`eager`); a wait that gathered some ends
- * that.
+ * most MAX_EAGER_RUN) open at once (`eager`), and the wait after them, which
+ * checks whether waiting pays again, ends after QUIET_MS without a newcomer
+ * (`doubtful`). A wait that gathered some ends that, and so do newcomers
+ * that came while a request was in flight: only a list that grows on its
+ * own adds rows before its last ones are covered.
  */
 export class WaitLearner {
   #run = 0;
@@ -18,13 +21,23 @@ export class WaitLearner {
   /** Newcomers when the current wait began. */
   #waitedWith: number | undefined;
 
-  plan<S extends PlannedStream>(now: Omit<Situation<S>, 'eager'>): Plan<S> {
-    const next = plan({ ...now, eager: this.#run > 0 });
+  plan<S extends PlannedStream>(
+    now: Omit<Situation<S>, 'eager' | 'doubtful'>,
+    grewWhileAsking: boolean,
+  ): Plan<S> {
+    if (grewWhileAsking) this.#trust();
+    const next = plan({ ...now, eager: this.#run > 0, doubtful: this.#nextRun > 1 });
     if (next.kind === 'open') this.#opened(next.added);
     else if (next.retryInMs !== undefined) {
       this.#waitedWith ??= newcomers(now.streams, now.keep).length;
     }
     return next;
+  }
+
+  /** Waiting pays: wait with the full patience, and the next fruitless wait starts a run of 1. */
+  #trust(): void {
+    this.#run = 0;
+    this.#nextRun = 1;
   }
 
   #opened(added: number): void {
@@ -33,7 +46,7 @@ export class WaitLearner {
     if (waitedWith === undefined) {
       if (this.#run > 0) this.#run -= 1;
     } else if (added > waitedWith) {
-      this.#nextRun = 1;
+      this.#trust();
     } else {
       this.#run = this.#nextRun;
       this.#nextRun = Math.min(this.#nextRun * 2, MAX_EAGER_RUN);

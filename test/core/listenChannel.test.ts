@@ -4,7 +4,7 @@ import type { ChannelReport, Coverage } from '../../src/core/channel';
 import type { StreamStatus } from '../../src/core/events';
 import type { Desire } from '../../src/core/interest';
 import { ListenChannel } from '../../src/core/listenChannel';
-import { MAX_STREAMS, MAX_WAIT_MS } from '../../src/core/listenPlan';
+import { MAX_STREAMS, MAX_WAIT_MS, QUIET_MS } from '../../src/core/listenPlan';
 import type { NotifiedList } from '../../src/core/lists';
 import { Retention } from '../../src/core/retention';
 import { withChange, withDeclined } from '../support/coverage';
@@ -374,11 +374,39 @@ describe('ListenChannel', () => {
       // after it (~300 ms a page), and each merge re-sent the smallest stream (7 entries per URI).
       const waited = waits.filter((ms) => ms > 2 * ackAfterMs + 1).length;
       expect(waited).toBeLessThanOrEqual(8);
+      // Once a wait brought nothing, the waits that check whether waiting pays again last QUIET_MS.
+      const long = waits.filter((ms) => ms > QUIET_MS + 2 * ackAfterMs + 1).length;
+      expect(long).toBeLessThanOrEqual(1);
       expect(t.entries()).toBeLessThanOrEqual(4 * all.length);
       expect(t.peak.live).toBeLessThanOrEqual(MAX_STREAMS + 1);
       expect(t.covered()).toEqual([...all].sort());
     },
   );
+
+  it('a list that starts growing on its own after loading page by page: rows that come while a request is in flight end the pages opened at once', async () => {
+    const ackAfterMs = 40;
+    const t = setup({ ackAfterMs });
+    const all = uris('row://', 1500);
+    // 500 rows a page at a time, each once the last is covered: pages open at once by now.
+    let n = 25;
+    for (; n <= 500; n += 25) {
+      const page = all.slice(n - 25, n);
+      t.channel.update(desire(all.slice(0, n)));
+      while (!page.every((uri) => t.coveredAt.has(uri))) await vi.advanceTimersByTimeAsync(1);
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    const before = t.entries();
+    // Then 25 rows every 10 ms whatever is covered: most come while a request is in flight.
+    for (; n <= all.length; n += 25) {
+      t.channel.update(desire(all.slice(0, n)));
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    await vi.advanceTimersByTimeAsync(MAX_WAIT_MS + 2 * ackAfterMs);
+    expect(t.covered()).toEqual([...all].sort());
+    // Merged at once group after group (the run of 16 the pages earned), these 1,000 rows cost
+    // 2,275 entries; seen to grow on their own, they are waited for and coalesced again.
+    expect(t.entries() - before).toBeLessThanOrEqual(2 * 1000);
+  });
 
   it('covers only the intersection of what was requested and what was acknowledged (rule 5)', async () => {
     const t = setup();

@@ -136,23 +136,63 @@ describe('listen plan', () => {
     expect(fewer.kind === 'open' && names(fewer.replaces)).toEqual(['a']);
   });
 
-  it('WaitLearner: after a wait that brought nothing, the next 1, 2, 4, … (at most 16) groups open at once; a wait that brought some ends that', () => {
-    const learner = new WaitLearner();
+  it('doubtful (the last wait gathered nothing): over budget, a wait still ends after QUIET_MS without a newcomer', () => {
+    const quiet = { waitedMs: QUIET_MS, sinceNewestMs: QUIET_MS };
+    expect(plan(full(10, quiet)).kind).toBe('rest');
+    const next = plan(full(10, { ...quiet, doubtful: true }));
+    expect(next.kind === 'open' && names(next.replaces)).toEqual(['a']);
+  });
+
+  describe('WaitLearner', () => {
     // Over budget with 10 new URIs and nothing quiet yet: the plan waits.
     const pending = full(10);
     const over = { waitedMs: OVER_BUDGET_QUIET_MS, sinceNewestMs: OVER_BUDGET_QUIET_MS };
+    const quiet = { waitedMs: QUIET_MS, sinceNewestMs: QUIET_MS };
     /** A wait that ends with `extra` new URIs, then how many groups open at once after it. */
-    const run = (extra: number) => {
-      expect(learner.plan(pending).kind).toBe('rest');
-      expect(learner.plan(full(extra, over)).kind).toBe('open');
+    const run = (learner: WaitLearner, extra: number, end = over) => {
+      expect(learner.plan(pending, false).kind).toBe('rest');
+      expect(learner.plan(full(extra, end), false).kind).toBe('open');
       let n = 0;
-      while (learner.plan(pending).kind === 'open') n += 1;
+      while (learner.plan(pending, false).kind === 'open') n += 1;
       return n;
     };
-    expect([run(10), run(10), run(10), run(10), run(10), run(10)]).toEqual([1, 2, 4, 8, 16, 16]);
-    // A wait that gathered newcomers: waiting pays again, and the next fruitless one starts at 1.
-    expect(run(20)).toBe(0);
-    expect(run(10)).toBe(1);
+
+    it('after a wait that brought nothing, the next 1, 2, 4, … (at most 16) groups open at once; a wait that brought some ends that', () => {
+      const learner = new WaitLearner();
+      const runs = [1, 2, 3, 4, 5, 6].map(() => run(learner, 10));
+      expect(runs).toEqual([1, 2, 4, 8, 16, 16]);
+      // A wait that gathered newcomers: waiting pays again, and the next fruitless one starts at 1.
+      expect(run(learner, 20)).toBe(0);
+      expect(run(learner, 10)).toBe(1);
+    });
+
+    it('once a wait brought nothing, the wait after the groups that open at once ends after QUIET_MS, over budget or not', () => {
+      const learner = new WaitLearner();
+      // Full patience at first: over budget, QUIET_MS without a newcomer is not the end.
+      expect(learner.plan(pending, false).kind).toBe('rest');
+      expect(learner.plan(full(10, quiet), false).kind).toBe('rest');
+      expect(learner.plan(full(10, over), false).kind).toBe('open');
+      expect(learner.plan(pending, false).kind).toBe('open');
+      // The next wait only checks whether waiting pays again.
+      expect(run(learner, 10, quiet)).toBe(2);
+      expect(run(learner, 10, quiet)).toBe(4);
+      // It did: full patience again.
+      expect(run(learner, 20, quiet)).toBe(0);
+      expect(learner.plan(full(10, quiet), false).kind).toBe('rest');
+    });
+
+    it('newcomers that came while a request was in flight end the groups opened at once: the list grows on its own', () => {
+      const learner = new WaitLearner();
+      expect(run(learner, 10)).toBe(1);
+      expect(learner.plan(pending, false).kind).toBe('rest');
+      expect(learner.plan(full(10, over), false).kind).toBe('open');
+      // Eager now (a run of 2), until newcomers arrive during a request.
+      expect(learner.plan(pending, false).kind).toBe('open');
+      expect(learner.plan(pending, true).kind).toBe('rest');
+      // With full patience again.
+      expect(learner.plan(full(10, quiet), false).kind).toBe('rest');
+      expect(run(learner, 10)).toBe(1);
+    });
   });
 
   it('a stream that keeps nothing wanted closes without a request; one that only carries lists is merged for free', () => {

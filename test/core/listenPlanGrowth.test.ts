@@ -27,11 +27,12 @@ interface Timing {
 /**
  * A list growing by 25 URIs every ~30 ms up to `n`, on a simulated clock
  * (1 ms steps), driven the way listenChannel.ts drives the plan: one request
- * in flight, the plan asked again on every batch, acknowledgement and
- * retry. Returns the filter entries sent per URI, the most streams open and
- * how long batches waited for their coverage (mean).
+ * in flight (a batch that comes meanwhile is told to the next plan), the plan
+ * asked again on every batch, acknowledgement and retry. Returns the filter
+ * entries sent per URI, the most streams open and how long batches waited for
+ * their coverage (mean, and how many waited longer than `slowMs`).
  */
-function grow(seed: number, timing: Timing, n = 3000) {
+function grow(seed: number, timing: Timing, n = 3000, slowMs = 200) {
   const next = random(seed);
   const planner = new WaitLearner();
   const waits: number[] = [];
@@ -47,19 +48,24 @@ function grow(seed: number, timing: Timing, n = 3000) {
   let most = 0;
   let added = 0;
   let nextBatch = 0;
+  let grewWhileAsking = false;
   const ask = (now: number) => {
     if (opening) return;
     const fresh = [...keep].some((uri) => !streams.some((s) => s.uris.has(uri)));
     since = fresh ? (since ?? now) : undefined;
-    const step = planner.plan({
-      streams,
-      keep,
-      lists: new Set(),
-      credit,
-      waitedMs: since === undefined ? 0 : now - since,
-      sinceNewestMs: since === undefined ? 0 : now - newest,
-      settle: false,
-    });
+    const step = planner.plan(
+      {
+        streams,
+        keep,
+        lists: new Set(),
+        credit,
+        waitedMs: since === undefined ? 0 : now - since,
+        sinceNewestMs: since === undefined ? 0 : now - newest,
+        settle: false,
+      },
+      grewWhileAsking,
+    );
+    grewWhileAsking = false;
     retryAt = Number.POSITIVE_INFINITY;
     if (step.kind === 'rest') {
       streams = streams.filter((s) => !step.close.includes(s));
@@ -78,6 +84,7 @@ function grow(seed: number, timing: Timing, n = 3000) {
       for (let i = 0; i < 25 && added < n; i++) keep.add(`row://${added++}`);
       newest = now;
       batchAt = now;
+      if (opening) grewWhileAsking = true;
       nextBatch =
         timing.afterCoveredMs === undefined
           ? now + 30 + (next() < timing.pause ? 50 + next() * 250 : next() * 10)
@@ -105,7 +112,8 @@ function grow(seed: number, timing: Timing, n = 3000) {
     if (now >= retryAt) ask(now);
     if (added === n && !opening && covered()) {
       const meanWaitMs = waits.reduce((a, b) => a + b, 0) / Math.max(1, waits.length);
-      return { perUri: entries / n, most, meanWaitMs };
+      const slow = waits.filter((wait) => wait > slowMs).length;
+      return { perUri: entries / n, most, meanWaitMs, slow };
     }
   }
   throw new Error('the simulated list was never covered');
@@ -150,6 +158,20 @@ describe('listen plan, a list that loads its next page once the last one shows',
         expect(meanWaitMs).toBeLessThan(100);
         expect(perUri).toBeLessThanOrEqual(4);
         expect(most).toBeLessThanOrEqual(MAX_STREAMS);
+      }
+    }
+  });
+
+  // Each wait after a run of pages opened at once checked whether waiting paid again, over budget
+  // with OVER_BUDGET_QUIET_MS of patience: 9 pages of 120 took 300 ms more than the rest.
+  it('once waiting has gathered nothing, checking again costs a page QUIET_MS, not OVER_BUDGET_QUIET_MS', () => {
+    for (const timing of [
+      { ackMs: 5, perEntryMs: 0.05, pause: 0, afterCoveredMs: 20 },
+      { ackMs: 10, perEntryMs: 0.02, pause: 0, afterCoveredMs: 40 },
+    ]) {
+      for (let seed = 1; seed <= 4; seed++) {
+        // Only the first wait, before anything was learnt, may take longer than 200 ms.
+        expect(grow(seed, timing, 3000).slow).toBeLessThanOrEqual(1);
       }
     }
   });

@@ -85,7 +85,7 @@ export interface Situation<S extends PlannedStream> {
    */
   eager?: boolean;
   /**
-   * The last wait gathered nothing: a wait ends after QUIET_MS without a
+   * The last waits gathered nothing: a wait ends after QUIET_MS without a
    * newcomer even when over budget (it only checks whether waiting pays again).
    */
   doubtful?: boolean;

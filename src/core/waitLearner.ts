@@ -9,9 +9,10 @@ const MAX_EAGER_RUN = 16;
  * more while we wait; one that loads its next page only once the last one
  * shows brings nothing until this coverage comes, so every wait only delays
  * it. After a wait that gathered nothing, the next 1, 2, 4, … groups (at
- * most MAX_EAGER_RUN) open at once (`eager`), and the wait after them, which
- * checks whether waiting pays again, ends after QUIET_MS without a newcomer
- * (`doubtful`). A wait that gathered some ends that, and so do newcomers
+ * most MAX_EAGER_RUN) open at once (`eager`); once two waits in a row have
+ * gathered nothing, the wait after such a run, which checks whether waiting
+ * pays again, ends after QUIET_MS without a newcomer (`doubtful`). A wait
+ * that gathered some ends that, and so do newcomers
  * that came while a request was in flight: only a list that grows on its
  * own adds rows before its last ones are covered.
  */
@@ -26,7 +27,8 @@ export class WaitLearner {
     grewWhileAsking: boolean,
   ): Plan<S> {
     if (grewWhileAsking) this.#trust();
-    const next = plan({ ...now, eager: this.#run > 0, doubtful: this.#nextRun > 1 });
+    // Two fruitless waits in a row (a busy machine's pause explains one).
+    const next = plan({ ...now, eager: this.#run > 0, doubtful: this.#nextRun > 2 });
     if (next.kind === 'open') this.#opened(next.added);
     else if (next.retryInMs !== undefined) {
       this.#waitedWith ??= newcomers(now.streams, now.keep).length;

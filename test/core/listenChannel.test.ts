@@ -374,7 +374,8 @@ describe('ListenChannel', () => {
       // after it (~300 ms a page), and each merge re-sent the smallest stream (7 entries per URI).
       const waited = waits.filter((ms) => ms > 2 * ackAfterMs + 1).length;
       expect(waited).toBeLessThanOrEqual(8);
-      // Once a wait brought nothing, the waits that check whether waiting pays again last QUIET_MS.
+      // Once waits have brought nothing twice in a row, the waits that check whether waiting pays
+      // again last QUIET_MS.
       const long = waits.filter((ms) => ms > QUIET_MS + 2 * ackAfterMs + 1).length;
       expect(long).toBeLessThanOrEqual(1);
       expect(t.entries()).toBeLessThanOrEqual(4 * all.length);

@@ -66,8 +66,6 @@ export class ListenChannel implements ChangeChannel {
   readonly #planner = new WaitLearner();
   /** When the oldest and the newest URI still waiting for a stream were first seen. */
   #waiting: { since: number; newest: number; count: number } | undefined;
-  /** Newcomers came while a request was in flight (the list grows on its own). */
-  #grewWhileAsking = false;
   /** What retention chose to keep at the last plan (released URIs out of it are dead weight). */
   #kept: ReadonlySet<string> = new Set();
   #declined: ReadonlyMap<string, string> = new Map();
@@ -140,7 +138,7 @@ export class ListenChannel implements ChangeChannel {
       opening.has(uri) || this.#streams.some((stream) => stream.uris.has(uri));
     let count = 0;
     for (const uri of this.#desire.held) if (!asked(uri)) count += 1;
-    if (count > 0 && this.#opening) this.#grewWhileAsking = true;
+    if (count > 0 && this.#opening) this.#planner.grewWhileAsking();
     const now = this.#options.clock.now();
     const waiting = this.#waiting;
     if (count === 0) this.#waiting = undefined;
@@ -190,19 +188,15 @@ export class ListenChannel implements ChangeChannel {
     const now = clock.now();
     if (newcomers(this.#streams, keep).length === 0) this.#waiting = undefined;
     else this.#waiting ??= { since: now, newest: now, count: 0 };
-    const next = this.#planner.plan(
-      {
-        streams: this.#streams,
-        keep,
-        lists,
-        credit: this.#credit,
-        waitedMs: this.#waiting ? now - this.#waiting.since : 0,
-        sinceNewestMs: this.#waiting ? now - this.#waiting.newest : 0,
-        settle,
-      },
-      this.#grewWhileAsking,
-    );
-    this.#grewWhileAsking = false;
+    const next = this.#planner.plan({
+      streams: this.#streams,
+      keep,
+      lists,
+      credit: this.#credit,
+      waitedMs: this.#waiting ? now - this.#waiting.since : 0,
+      sinceNewestMs: this.#waiting ? now - this.#waiting.newest : 0,
+      settle,
+    });
     if (next.kind === 'open') {
       this.#waiting = undefined;
       this.#credit += next.added - next.resent;

@@ -12,8 +12,8 @@ const MAX_EAGER_RUN = 16;
  * most MAX_EAGER_RUN) open at once (`eager`); once two waits in a row have
  * gathered nothing, the wait after such a run, which checks whether waiting
  * pays again, ends after QUIET_MS without a newcomer (`doubtful`). A wait
- * that gathered some ends that, and so do newcomers
- * that came while a request was in flight: only a list that grows on its
+ * that gathered some ends that, and so do newcomers that come while a
+ * request is in flight (`grewWhileAsking`): only a list that grows on its
  * own adds rows before its last ones are covered.
  */
 export class WaitLearner {
@@ -22,11 +22,7 @@ export class WaitLearner {
   /** Newcomers when the current wait began. */
   #waitedWith: number | undefined;
 
-  plan<S extends PlannedStream>(
-    now: Omit<Situation<S>, 'eager' | 'doubtful'>,
-    grewWhileAsking: boolean,
-  ): Plan<S> {
-    if (grewWhileAsking) this.#trust();
+  plan<S extends PlannedStream>(now: Omit<Situation<S>, 'eager' | 'doubtful'>): Plan<S> {
     // Two fruitless waits in a row (a busy machine's pause explains one).
     const next = plan({ ...now, eager: this.#run > 0, doubtful: this.#nextRun > 2 });
     if (next.kind === 'open') this.#opened(next.added);
@@ -34,6 +30,11 @@ export class WaitLearner {
       this.#waitedWith ??= newcomers(now.streams, now.keep).length;
     }
     return next;
+  }
+
+  /** New URIs came while a listen request was in flight: the list grows on its own. */
+  grewWhileAsking(): void {
+    this.#trust();
   }
 
   /** Waiting pays: wait with the full patience, and the next fruitless wait starts a run of 1. */

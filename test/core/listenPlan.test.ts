@@ -150,10 +150,10 @@ describe('listen plan', () => {
     const quiet = { waitedMs: QUIET_MS, sinceNewestMs: QUIET_MS };
     /** A wait that ends with `extra` new URIs, then how many groups open at once after it. */
     const run = (learner: WaitLearner, extra: number, end = over) => {
-      expect(learner.plan(pending, false).kind).toBe('rest');
-      expect(learner.plan(full(extra, end), false).kind).toBe('open');
+      expect(learner.plan(pending).kind).toBe('rest');
+      expect(learner.plan(full(extra, end)).kind).toBe('open');
       let n = 0;
-      while (learner.plan(pending, false).kind === 'open') n += 1;
+      while (learner.plan(pending).kind === 'open') n += 1;
       return n;
     };
 
@@ -170,22 +170,22 @@ describe('listen plan', () => {
       const learner = new WaitLearner();
       /** Whether a wait, over budget, ends after QUIET_MS without a newcomer. */
       const impatient = () => {
-        expect(learner.plan(pending, false).kind).toBe('rest');
-        return learner.plan(full(10, quiet), false).kind === 'open';
+        expect(learner.plan(pending).kind).toBe('rest');
+        return learner.plan(full(10, quiet)).kind === 'open';
       };
       // Full patience at first, and after one fruitless wait (a busy machine's pause).
       expect(impatient()).toBe(false);
-      expect(learner.plan(full(10, over), false).kind).toBe('open');
-      expect(learner.plan(pending, false).kind).toBe('open');
+      expect(learner.plan(full(10, over)).kind).toBe('open');
+      expect(learner.plan(pending).kind).toBe('open');
       expect(impatient()).toBe(false);
-      expect(learner.plan(full(10, over), false).kind).toBe('open');
-      expect(learner.plan(pending, false).kind).toBe('open');
-      expect(learner.plan(pending, false).kind).toBe('open');
+      expect(learner.plan(full(10, over)).kind).toBe('open');
+      expect(learner.plan(pending).kind).toBe('open');
+      expect(learner.plan(pending).kind).toBe('open');
       // Two in a row: the next waits only check whether waiting pays again.
       expect(impatient()).toBe(true);
-      while (learner.plan(pending, false).kind === 'open');
+      while (learner.plan(pending).kind === 'open');
       expect(impatient()).toBe(true);
-      while (learner.plan(pending, false).kind === 'open');
+      while (learner.plan(pending).kind === 'open');
       // It did (a wait gathered newcomers): full patience again.
       expect(run(learner, 20, quiet)).toBe(0);
       expect(impatient()).toBe(false);
@@ -194,13 +194,14 @@ describe('listen plan', () => {
     it('newcomers that came while a request was in flight end the groups opened at once: the list grows on its own', () => {
       const learner = new WaitLearner();
       expect(run(learner, 10)).toBe(1);
-      expect(learner.plan(pending, false).kind).toBe('rest');
-      expect(learner.plan(full(10, over), false).kind).toBe('open');
+      expect(learner.plan(pending).kind).toBe('rest');
+      expect(learner.plan(full(10, over)).kind).toBe('open');
       // Eager now (a run of 2), until newcomers arrive during a request.
-      expect(learner.plan(pending, false).kind).toBe('open');
-      expect(learner.plan(pending, true).kind).toBe('rest');
+      expect(learner.plan(pending).kind).toBe('open');
+      learner.grewWhileAsking();
+      expect(learner.plan(pending).kind).toBe('rest');
       // With full patience again.
-      expect(learner.plan(full(10, quiet), false).kind).toBe('rest');
+      expect(learner.plan(full(10, quiet)).kind).toBe('rest');
       expect(run(learner, 10)).toBe(1);
     });
   });

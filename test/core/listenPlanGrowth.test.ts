@@ -48,24 +48,19 @@ function grow(seed: number, timing: Timing, n = 3000, slowMs = 200) {
   let most = 0;
   let added = 0;
   let nextBatch = 0;
-  let grewWhileAsking = false;
   const ask = (now: number) => {
     if (opening) return;
     const fresh = [...keep].some((uri) => !streams.some((s) => s.uris.has(uri)));
     since = fresh ? (since ?? now) : undefined;
-    const step = planner.plan(
-      {
-        streams,
-        keep,
-        lists: new Set(),
-        credit,
-        waitedMs: since === undefined ? 0 : now - since,
-        sinceNewestMs: since === undefined ? 0 : now - newest,
-        settle: false,
-      },
-      grewWhileAsking,
-    );
-    grewWhileAsking = false;
+    const step = planner.plan({
+      streams,
+      keep,
+      lists: new Set(),
+      credit,
+      waitedMs: since === undefined ? 0 : now - since,
+      sinceNewestMs: since === undefined ? 0 : now - newest,
+      settle: false,
+    });
     retryAt = Number.POSITIVE_INFINITY;
     if (step.kind === 'rest') {
       streams = streams.filter((s) => !step.close.includes(s));
@@ -84,7 +79,7 @@ function grow(seed: number, timing: Timing, n = 3000, slowMs = 200) {
       for (let i = 0; i < 25 && added < n; i++) keep.add(`row://${added++}`);
       newest = now;
       batchAt = now;
-      if (opening) grewWhileAsking = true;
+      if (opening) planner.grewWhileAsking();
       nextBatch =
         timing.afterCoveredMs === undefined
           ? now + 30 + (next() < timing.pause ? 50 + next() * 250 : next() * 10)

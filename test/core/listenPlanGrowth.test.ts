@@ -27,12 +27,12 @@ interface Timing {
 /**
  * A list growing by 25 URIs every ~30 ms up to `n`, on a simulated clock
  * (1 ms steps), driven the way listenChannel.ts drives the plan: one request
- * in flight (a batch that comes meanwhile is told to the next plan), the plan
+ * in flight (a batch that comes meanwhile is told to the learner), the plan
  * asked again on every batch, acknowledgement and retry. Returns the filter
  * entries sent per URI, the most streams open and how long batches waited for
- * their coverage (mean, and how many waited longer than `slowMs`).
+ * their coverage (mean, and how many waited longer than 200 ms).
  */
-function grow(seed: number, timing: Timing, n = 3000, slowMs = 200) {
+function grow(seed: number, timing: Timing, n = 3000) {
   const next = random(seed);
   const planner = new WaitLearner();
   const waits: number[] = [];
@@ -107,7 +107,7 @@ function grow(seed: number, timing: Timing, n = 3000, slowMs = 200) {
     if (now >= retryAt) ask(now);
     if (added === n && !opening && covered()) {
       const meanWaitMs = waits.reduce((a, b) => a + b, 0) / Math.max(1, waits.length);
-      const slow = waits.filter((wait) => wait > slowMs).length;
+      const slow = waits.filter((wait) => wait > 200).length;
       return { perUri: entries / n, most, meanWaitMs, slow };
     }
   }

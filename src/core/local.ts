@@ -11,7 +11,7 @@ import { createConnection } from './connect';
 import type { Connection } from './connection';
 import { errorMessage, invalidUriError, isValidUri, McpQueryError } from './errors';
 import type { Emit, McpEventInput } from './events';
-import type { InterestRegistry } from './interest';
+import type { Desire, InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
 import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
@@ -118,8 +118,8 @@ export class LocalUpstream implements LocalUpstreamControl {
     }
   }
 
-  interest(): void {
-    this.#connection.session?.update(this.#parts.interest.desire());
+  interest(desire: Desire): void {
+    this.#connection.session?.update(desire);
   }
 
   setLogLevel(level: LoggingLevel | undefined): void {

@@ -133,7 +133,7 @@ function setup({
   const interest = new InterestRegistry({
     lingerMs: LINGER_MS,
     emit,
-    onFlush: () => upstream?.interest(),
+    onFlush: (desire) => upstream?.interest(desire),
     signal: life.signal,
   });
   const bridge = {

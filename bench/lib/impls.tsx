@@ -101,6 +101,14 @@ export async function connectClient(url: string, fetch?: typeof globalThis.fetch
 export interface ImplOptions {
   /** Used for every HTTP request of the implementation's client (ours, tanstack-default). */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Plain only: each read waits until the server has acknowledged a subscription to its URI,
+   * what rule 4 asks of a first load, with nothing else around it (the scroll's floor).
+   * 2025: the URI's own `resources/subscribe`. 2026-07-28: one `subscriptions/listen` for the
+   * URIs of a task (a wave of rows mounts in one), its reads once it is acknowledged; the
+   * `keepListens` latest stay open.
+   */
+  subscribeFirst?: { keepListens: number };
 }
 
 // ── ours ──────────────────────────────────────────────────────────────────
@@ -391,7 +399,31 @@ export function startNaive(url: string): ImplInstance {
 
 // ── baseline: plain (no subscriptions) ────────────────────────────────────
 
-const PlainContext = createContext<Client | undefined>(undefined);
+interface PlainSetup {
+  client: Client;
+  /** Resolves once `uri` is subscribed; none: plain reads at once. */
+  subscribed: ((uri: string) => Promise<unknown>) | undefined;
+}
+
+/** 2026-07-28: one listen for the URIs asked for before a microtask, the latest `keep` open. */
+function listenPerTask(client: Client, keep: number): (uri: string) => Promise<unknown> {
+  let batch: string[] = [];
+  let acknowledged: Promise<unknown> | undefined;
+  const open: { close(): Promise<void> }[] = [];
+  return (uri) => {
+    batch.push(uri);
+    acknowledged ??= Promise.resolve().then(async () => {
+      const uris = batch;
+      batch = [];
+      acknowledged = undefined;
+      open.push(await client.listen({ resourceSubscriptions: uris }));
+      while (open.length > keep) void open.shift()?.close();
+    });
+    return acknowledged;
+  };
+}
+
+const PlainContext = createContext<PlainSetup | undefined>(undefined);
 
 /**
  * `useQuery` reading through one shared SDK client, and nothing else: no
@@ -399,10 +431,15 @@ const PlainContext = createContext<Client | undefined>(undefined);
  * React and TanStack Query alone, the floor for first loads.
  */
 function PlainView({ id, uri, track }: ViewProps) {
-  const client = useContext(PlainContext) as Client;
+  const { client, subscribed } = useContext(PlainContext) as PlainSetup;
   const query = useQuery({
     queryKey: ['plain', uri],
-    queryFn: () => client.readResource({ uri }, { cacheMode: 'bypass' }),
+    queryFn: subscribed
+      ? async () => {
+          await subscribed(uri);
+          return client.readResource({ uri }, { cacheMode: 'bypass' });
+        }
+      : () => client.readResource({ uri }, { cacheMode: 'bypass' }),
   });
   return useShown(track, id, textOf(query.data));
 }
@@ -412,11 +449,16 @@ export async function startPlain(url: string, options: ImplOptions = {}): Promis
   const failures = new Failures();
   failures.watch(queryClient);
   const client = await connectClient(url, options.fetch);
+  const first = options.subscribeFirst;
+  const setup: PlainSetup = { client, subscribed: undefined };
+  const modern = (client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28';
+  if (first && modern) setup.subscribed = listenPerTask(client, first.keepListens);
+  else if (first) setup.subscribed = (uri) => client.subscribeResource({ uri });
   return {
     name: 'plain',
     wrap: (children) => (
       <QueryClientProvider client={queryClient}>
-        <PlainContext.Provider value={client}>{children}</PlainContext.Provider>
+        <PlainContext.Provider value={setup}>{children}</PlainContext.Provider>
       </QueryClientProvider>
     ),
     View: PlainView,

@@ -1,6 +1,7 @@
 /**
  * The browser bench's page (bench/scenarios/browser.bench.ts): a list of resources in Chromium,
- * against the playground's own server, same origin, HTTP/1.1. `?impl=ours|plain&era=modern|legacy`.
+ * against the playground's own server, same origin, HTTP/1.1. `?impl=ours|plain|floor&era=modern|legacy`
+ * (`floor`, 2025 servers: plain with each read after its own `resources/subscribe`).
  * The bench calls `window.__bench.run(uris)` once the connection is up: the rows mount at once
  * and it resolves with the time until every row shows its content.
  */
@@ -24,7 +25,7 @@ declare global {
 }
 
 const params = new URLSearchParams(location.search);
-const impl = params.get('impl') === 'plain' ? 'plain' : 'ours';
+const impl = ({ plain: 'plain', floor: 'floor' } as const)[params.get('impl') ?? ''] ?? 'ours';
 const era = params.get('era');
 const endpoint = ENDPOINTS[isEndpointId(era) ? era : 'modern'].path;
 
@@ -51,7 +52,13 @@ function PlainRow({ uri }: { uri: string }) {
   const client = useContext(PlainClient) as Client;
   const query = useQuery({
     queryKey: ['plain', uri],
-    queryFn: () => client.readResource({ uri }, { cacheMode: 'bypass' }),
+    queryFn:
+      impl === 'floor'
+        ? async () => {
+            await client.subscribeResource({ uri });
+            return client.readResource({ uri }, { cacheMode: 'bypass' });
+          }
+        : () => client.readResource({ uri }, { cacheMode: 'bypass' }),
   });
   return useReport(uri, textOf(query.data));
 }
@@ -89,7 +96,7 @@ async function main() {
     ready = resolve;
   });
   const list = <List expose={(set) => (setUris = set)} onReady={() => ready()} />;
-  if (impl === 'plain') {
+  if (impl !== 'ours') {
     const client = new Client(
       { name: 'bench-plain', version: '0.0.0' },
       { versionNegotiation: { mode: 'auto' } },

@@ -105,8 +105,8 @@ export interface ImplOptions {
    * Plain only: each read waits until the server has acknowledged a subscription to its URI,
    * what rule 4 asks of a first load, with nothing else around it (the scroll's floor).
    * 2025: the URI's own `resources/subscribe`. 2026-07-28: one `subscriptions/listen` for the
-   * URIs of a task (a wave of rows mounts in one), its reads once it is acknowledged; the
-   * `keepListens` latest stay open.
+   * URIs asked for before a microtask passes (a wave of rows mounts in one `flushSync`), its
+   * reads once it is acknowledged; the `keepListens` latest stay open.
    */
   subscribeFirst?: { keepListens: number };
 }
@@ -406,7 +406,7 @@ interface PlainSetup {
 }
 
 /** 2026-07-28: one listen for the URIs asked for before a microtask, the latest `keep` open. */
-function listenPerTask(client: Client, keep: number): (uri: string) => Promise<unknown> {
+function listenPerBatch(client: Client, keep: number): (uri: string) => Promise<unknown> {
   let batch: string[] = [];
   let acknowledged: Promise<unknown> | undefined;
   const open: { close(): Promise<void> }[] = [];
@@ -452,7 +452,7 @@ export async function startPlain(url: string, options: ImplOptions = {}): Promis
   const first = options.subscribeFirst;
   const setup: PlainSetup = { client, subscribed: undefined };
   const modern = (client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28';
-  if (first && modern) setup.subscribed = listenPerTask(client, first.keepListens);
+  if (first && modern) setup.subscribed = listenPerBatch(client, first.keepListens);
   else if (first) setup.subscribed = (uri) => client.subscribeResource({ uri });
   return {
     name: 'plain',

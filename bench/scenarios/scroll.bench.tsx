@@ -351,7 +351,8 @@ it('scroll: a virtualised list mounting thousands of distinct URIs in waves', as
     for (const cadence of CADENCES) {
       const rounds = cadence === 'closed loop' ? size.rounds : size.fixedRounds;
       for (let r = 0; r < rounds; r++) {
-        // ABBA: ours, plain, plain, ours, … so drift in machine load hits both alike.
+        // ABBA: ours, plain(, floor), (floor, )plain, ours, … so drift in machine load hits
+        // every contender alike.
         const contenders = contendersOf(cadence);
         const order = r % 2 === 0 ? contenders : [...contenders].reverse();
         for (const contender of order) {

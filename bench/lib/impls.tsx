@@ -450,10 +450,15 @@ export async function startPlain(url: string, options: ImplOptions = {}): Promis
   failures.watch(queryClient);
   const client = await connectClient(url, options.fetch);
   const first = options.subscribeFirst;
-  const setup: PlainSetup = { client, subscribed: undefined };
   const modern = (client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28';
-  if (first && modern) setup.subscribed = listenPerBatch(client, first.keepListens);
-  else if (first) setup.subscribed = (uri) => client.subscribeResource({ uri });
+  const setup: PlainSetup = {
+    client,
+    subscribed:
+      first &&
+      (modern
+        ? listenPerBatch(client, first.keepListens)
+        : (uri) => client.subscribeResource({ uri })),
+  };
   return {
     name: 'plain',
     wrap: (children) => (

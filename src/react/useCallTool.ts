@@ -60,7 +60,8 @@ export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
           ...variables,
           signal: variables.signal ? AbortSignal.any([own.signal, variables.signal]) : own.signal,
           onProgress: (next) => {
-            setProgress(next);
+            // A call that a later one superseded still reports to its own onProgress only.
+            if (running.current === own) setProgress(next);
             variables.onProgress?.(next);
           },
         });

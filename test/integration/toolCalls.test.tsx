@@ -27,6 +27,8 @@ const TOOLS: StoredTool[] = [
   },
   { name: 'broken', fail: true },
   { name: 'slow', progress: 3 },
+  { name: 'paced', progress: 2, stepMs: 150 },
+  { name: 'held', hold: true },
 ];
 
 const textOf = (result: CallToolResult | undefined) => {
@@ -206,6 +208,25 @@ describe.each(ERA_CASES)('tool calls ($kind)', ({ kind }) => {
     expect(seen).toEqual(expected);
     expect(captured.progress.at(-1)).toEqual(expected[2]);
     expect(textOf(call().data)).toBe('called slow with {"x":3}');
+  });
+
+  it("progress shows the running call's only: a superseded call's notifications do not", async () => {
+    const server = await serve(kind);
+    const { ui, call, captured } = captureCallTool();
+    renderApp(server.url, ui);
+    await eventually(() => expect(call().status).toBe('idle'));
+    const earlier: Progress[] = [];
+    act(() => {
+      // The earlier call reports its progress only after the later one has started.
+      call().mutate({ name: 'paced', onProgress: (progress) => earlier.push(progress) });
+      call().mutate({ name: 'held' });
+    });
+    await eventually(() => expect(earlier).toHaveLength(2));
+    expect(call().isPending).toBe(true);
+    expect(call().progress).toBeUndefined();
+    expect(captured.progress).toEqual([]);
+    expect(server.store.extras.release()).toBe(1);
+    await eventually(() => expect(textOf(call().data)).toBe('called held with {}'));
   });
 
   it('callToolMutationOptions works with a plain MutationObserver, without React', async () => {

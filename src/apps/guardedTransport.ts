@@ -13,8 +13,9 @@ export const REFUSED_CODE = -32000;
 /**
  * The view's side of a transport, with its limits applied before the bridge sees a message: past
  * the burst the view is reported (`onFlood`) and nothing more of it is read; past the in-flight
- * cap a request is answered with an error at once. Sits between the bridge and the frame (or,
- * in tests, an in-memory pair), so every message a view can send is counted.
+ * cap a request is answered with an error at once, and so is a request whose id is still in
+ * flight. Sits between the bridge and the frame (or, in tests, an in-memory pair), so every
+ * message a view can send is counted.
  */
 export class GuardedTransport implements Transport {
   readonly #inner: Transport;
@@ -72,21 +73,26 @@ export class GuardedTransport implements Transport {
 
   #received(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (!this.#charge()) return;
-    const isRequest = 'method' in message && 'id' in message;
-    if (isRequest && this.#pending.size >= this.#maxInFlight) {
-      void this.#inner
-        .send({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: {
-            code: REFUSED_CODE,
-            message: `too many requests in flight (at most ${this.#maxInFlight} per view)`,
-          },
-        })
-        .catch(() => {});
-      return;
+    if ('method' in message && 'id' in message) {
+      // The SDK runs two requests of one id side by side, and the first answer would free the
+      // slot of both: an id already in flight is refused, not counted again.
+      const refusal = this.#pending.has(message.id)
+        ? `request id ${JSON.stringify(message.id)} is already in flight`
+        : this.#pending.size >= this.#maxInFlight
+          ? `too many requests in flight (at most ${this.#maxInFlight} per view)`
+          : undefined;
+      if (refusal !== undefined) {
+        this.#refuse(message.id, refusal);
+        return;
+      }
+      this.#pending.add(message.id);
     }
-    if (isRequest) this.#pending.add(message.id);
     this.onmessage?.(message, extra);
+  }
+
+  #refuse(id: RequestId, message: string): void {
+    void this.#inner
+      .send({ jsonrpc: '2.0', id, error: { code: REFUSED_CODE, message } })
+      .catch(() => {});
   }
 }

@@ -385,6 +385,40 @@ describe('an MCP App view (one server)', () => {
     expect(textOf(await view.app.readServerResource({ uri: LIVE }))).toBe('1');
   });
 
+  it('refuses a request whose id is still in flight: one id counts once, and cannot hold the server beyond the cap', async () => {
+    const server = await serve('modern');
+    server.store.setTools([...TOOLS, { name: 'wait', hold: true }]);
+    const sync = connect(server);
+    const view = await openView(sync, { limits: { inFlight: 2 } });
+    const answers: Array<{ id: unknown; error?: string }> = [];
+    const viewEnd = view.raw;
+    const onmessage = viewEnd.onmessage;
+    viewEnd.onmessage = (message, extra) => {
+      if ('id' in message && message.id === 'dup') {
+        answers.push({
+          id: message.id,
+          error: 'error' in message ? message.error.message : undefined,
+        });
+      }
+      onmessage?.(message, extra);
+    };
+    for (let i = 0; i < 10; i += 1) {
+      await viewEnd.send({
+        jsonrpc: '2.0',
+        id: 'dup',
+        method: 'tools/call',
+        params: { name: 'wait', arguments: {} },
+      });
+    }
+    await eventually(() => expect(answers).toHaveLength(9));
+    expect(answers.every((answer) => /already in flight/.test(answer.error ?? ''))).toBe(true);
+    await eventually(() => expect(server.store.extras.held()).toBe(1));
+    expect(server.counters().toolCalls).toBe(1);
+    server.store.extras.release();
+    await eventually(() => expect(answers).toHaveLength(10));
+    expect(answers[9]?.error).toBeUndefined();
+  });
+
   it('caps the subscriptions of one view', async () => {
     const server = await serve('modern');
     const sync = connect(server);

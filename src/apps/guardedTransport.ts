@@ -14,8 +14,9 @@ export const REFUSED_CODE = -32000;
  * The view's side of a transport, with its limits applied before the bridge sees a message: past
  * the burst the view is reported (`onFlood`) and nothing more of it is read; past the in-flight
  * cap a request is answered with an error at once, and so is a request whose id is still in
- * flight. Sits between the bridge and the frame (or, in tests, an in-memory pair), so every
- * message a view can send is counted.
+ * flight. A request leaves the count when the host answers it or the view cancels it
+ * (`notifications/cancelled`, which the SDK answers with nothing). Sits between the bridge and
+ * the frame (or, in tests, an in-memory pair), so every message a view can send is counted.
  */
 export class GuardedTransport implements Transport {
   readonly #inner: Transport;
@@ -86,6 +87,10 @@ export class GuardedTransport implements Transport {
         return;
       }
       this.#pending.add(message.id);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // The SDK sends no answer to a request the view cancelled: its slot is freed here.
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') this.#pending.delete(id);
     }
     this.onmessage?.(message, extra);
   }

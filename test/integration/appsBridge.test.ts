@@ -419,6 +419,30 @@ describe('an MCP App view (one server)', () => {
     expect(answers[9]?.error).toBeUndefined();
   });
 
+  it('a request the view cancelled no longer counts against its in-flight cap', async () => {
+    const server = await serve('modern');
+    server.store.setTools([...TOOLS, { name: 'wait', hold: true }]);
+    const sync = connect(server);
+    const view = await openView(sync, { limits: { inFlight: 2 } });
+    for (let i = 0; i < 2; i += 1) {
+      const controller = new AbortController();
+      const call = view.app.callServerTool(
+        { name: 'wait', arguments: {} },
+        { signal: controller.signal },
+      );
+      await eventually(() => expect(server.store.extras.held()).toBe(1));
+      controller.abort('the user typed on');
+      await expect(call).rejects.toThrow();
+      await eventually(() => expect(server.store.extras.held()).toBe(0));
+    }
+    expect(textOf(await view.app.readServerResource({ uri: LIVE }))).toBe('1');
+    const both = [0, 1].map(() => view.app.callServerTool({ name: 'wait', arguments: {} }));
+    await eventually(() => expect(server.store.extras.held()).toBe(2));
+    await expect(view.app.readServerResource({ uri: LIVE })).rejects.toThrow(/in flight/);
+    server.store.extras.release();
+    await Promise.all(both);
+  });
+
   it('caps the subscriptions of one view', async () => {
     const server = await serve('modern');
     const sync = connect(server);

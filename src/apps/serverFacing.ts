@@ -34,11 +34,18 @@ export function serveServerFacing(bridge: AppBridge, options: ServerFacingOption
   const { queryClient } = sync;
   const scope = { scope: sync.keys.scope };
   const appTool = toolLookup(sync);
+  // A host predicate that throws (on a template's braces, say) lets nothing through.
+  const permits = (uri: string): boolean => {
+    if (!options.allowResource) return true;
+    try {
+      return !!options.allowResource(uri);
+    } catch {
+      return false;
+    }
+  };
   const allowed = (uri: unknown): string => {
     if (typeof uri !== 'string' || uri === '') throw refused('a resource URI must be a string');
-    if (options.allowResource && !options.allowResource(uri)) {
-      throw refused(`the host does not let this view read ${uri}`);
-    }
+    if (!permits(uri)) throw refused(`the host does not let this view read ${uri}`);
     return uri;
   };
   bridge.oncalltool = async (params, context) => {
@@ -63,11 +70,18 @@ export function serveServerFacing(bridge: AppBridge, options: ServerFacingOption
     subscriptions.unsubscribe(params.uri);
     return {};
   });
+  // The lists say only what the view may read: a resource by its URI, a template by its text as
+  // written (`counter://{id}` for a host that allows `counter://…`), so a template is listed only
+  // if the host accepts that text itself; each read of an expansion is still checked on its own.
   bridge.onlistresources = async () => ({
-    resources: await queryClient.fetchQuery(resourceListQueryOptions(scope)),
+    resources: (await queryClient.fetchQuery(resourceListQueryOptions(scope))).filter((resource) =>
+      permits(resource.uri),
+    ),
   });
   bridge.onlistresourcetemplates = async () => ({
-    resourceTemplates: await queryClient.fetchQuery(resourceTemplatesQueryOptions(scope)),
+    resourceTemplates: (await queryClient.fetchQuery(resourceTemplatesQueryOptions(scope))).filter(
+      (template) => permits(template.uriTemplate),
+    ),
   });
 }
 

@@ -48,7 +48,11 @@ export interface AppHostHandlers {
   onUpdateModelContext?: (params: McpUiUpdateModelContextRequest['params']) => void | Promise<void>;
   /** Narrows what the view may call, beyond `_meta.ui.visibility` (which always applies). */
   allowToolCall?: (tool: Tool, args: Record<string, unknown> | undefined) => boolean;
-  /** Narrows what the view may read and subscribe to on its server. */
+  /**
+   * Narrows what the view may read, subscribe to and list on its server: `resources/list` keeps
+   * the URIs it accepts, `resources/templates/list` the templates whose `uriTemplate` text it
+   * accepts as written. A predicate that throws refuses.
+   */
   allowResource?: (uri: string) => boolean;
 }
 

@@ -443,6 +443,50 @@ describe('an MCP App view (one server)', () => {
     await Promise.all(both);
   });
 
+  it('lists only the resources allowResource lets it read, and only the templates whose text it accepts', async () => {
+    const server = await serve('modern');
+    server.store.upsert(text('secret://payroll', 'salaries'));
+    server.store.upsert(text('counter://other', '2'));
+    server.store.setTemplates([
+      { uriTemplate: 'secret://{name}', name: 'secrets' },
+      { uriTemplate: 'counter://{name}', name: 'counters' },
+    ]);
+    const sync = connect(server);
+    const narrow = await openView(sync, { allowResource: (uri) => uri === LIVE });
+    const listed = await narrow.app.listServerResources();
+    expect(listed.resources.map((resource) => resource.uri)).toEqual([LIVE]);
+    const templates = await narrow.app.request({ method: 'resources/templates/list' });
+    expect(templates).toMatchObject({ resourceTemplates: [] });
+
+    const counters = await openView(sync, {
+      allowResource: (uri) => uri.startsWith('counter://'),
+    });
+    const all = await counters.app.listServerResources();
+    expect(all.resources.map((resource) => resource.uri).sort()).toEqual([
+      'counter://live',
+      'counter://other',
+    ]);
+    const some = (await counters.app.request({ method: 'resources/templates/list' })) as {
+      resourceTemplates: Array<{ uriTemplate: string }>;
+    };
+    expect(some.resourceTemplates.map((template) => template.uriTemplate)).toEqual([
+      'counter://{name}',
+    ]);
+    // A predicate that throws on a template's text lets that template through no more than a read.
+    const strict = await openView(sync, {
+      allowResource: (uri) => {
+        if (uri.includes('{')) throw new Error('not a URI');
+        return uri === LIVE;
+      },
+    });
+    expect(await strict.app.request({ method: 'resources/templates/list' })).toMatchObject({
+      resourceTemplates: [],
+    });
+    await expect(strict.app.readServerResource({ uri: 'secret://payroll' })).rejects.toThrow(
+      /does not let this view read/,
+    );
+  });
+
   it('caps the subscriptions of one view', async () => {
     const server = await serve('modern');
     const sync = connect(server);

@@ -1,4 +1,3 @@
-import type { Progress } from '@modelcontextprotocol/client';
 import {
   hashKey,
   type QueryCacheNotifyEvent,
@@ -9,10 +8,10 @@ import { McpQueryError } from '../core/errors';
 import type { McpEvent } from '../core/events';
 import { whileAlive } from '../core/lifetime';
 import { mostVerbose } from '../core/logLevels';
-import type { McpAction } from '../core/upstream';
 import { FORWARDED, type GroupLink, isGroupKey } from './link';
 import { type Member, Members } from './members';
-import { type TabMessage, toWire, type WireCall } from './protocol';
+import { type TabMessage, toWire } from './protocol';
+import { callFor, readFor } from './serving';
 
 /** How long a new leader lets the other tabs introduce themselves before it counts them. */
 const GROUP_SETTLE_MS = 100;
@@ -149,13 +148,13 @@ export class Leader {
         this.reconcile();
         break;
       case 'read':
-        void this.#serve(member, message.tab, message.id, () =>
-          this.#read(message.key, message.fresh),
+        void this.#serve(member, message.tab, message.id, (signal) =>
+          readFor(this.#link, message.key, message.fresh, signal),
         );
         break;
       case 'call':
         void this.#serve(member, message.tab, message.id, (signal) =>
-          this.#call(message.tab, message.id, message.variables, signal),
+          callFor(this.#link, message.tab, message.id, message.variables, signal),
         );
         break;
       case 'cancel':
@@ -215,47 +214,6 @@ export class Leader {
       this.#calls.delete(name);
     }
     this.#reply(reply);
-  }
-
-  /** A read for another tab: one flight per key for every tab; fresh cached content is answered as is. */
-  async #read(key: QueryKey, fresh: boolean): Promise<{ value: unknown; updatedAt?: number }> {
-    const { queryClient, keys } = this.#link.context;
-    if (!isGroupKey(keys, key)) {
-      throw new McpQueryError(
-        'UNKNOWN_KEY',
-        `not an MCP key of this group: ${JSON.stringify(key)}`,
-      );
-    }
-    const value = await queryClient.fetchQuery({
-      queryKey: key,
-      retry: false,
-      ...(fresh && { staleTime: 0 }),
-    });
-    return { value, updatedAt: queryClient.getQueryState(key)?.dataUpdatedAt };
-  }
-
-  async #call(
-    tab: string,
-    id: number,
-    variables: WireCall,
-    signal: AbortSignal,
-  ): Promise<{ value: unknown }> {
-    const { name, arguments: args, timeoutMs, maxTotalTimeoutMs } = variables;
-    if (variables.action) {
-      return { value: await this.#link.local.request(name as McpAction, args ?? {}, signal) };
-    }
-    const value = await this.#link.local.callTool({
-      name,
-      ...(args && { arguments: args }),
-      ...(timeoutMs !== undefined && { timeoutMs }),
-      ...(maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs }),
-      signal,
-      ...(variables.progress && {
-        onProgress: (progress: Progress) =>
-          this.#link.send({ type: 'progress', to: tab, id, progress }),
-      }),
-    });
-    return { value };
   }
 
   /** A reply to another tab's request, unless this tab no longer leads (the next leader answers). */

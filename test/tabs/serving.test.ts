@@ -1,0 +1,34 @@
+/**
+ * The leader serving a follower in ordinary use (rule 14): what one unshared tab would get, a
+ * follower gets through the leader, whatever the leader's own components do meanwhile and
+ * however many resources the follower shows. Fake tabs as in roles.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { track } from '../support/deferred';
+import { contents, group, type Tab, withFakeTabs } from '../support/tabsHarness';
+
+withFakeTabs();
+
+describe('the leader serving a follower (rule 14)', () => {
+  it('a follower’s read that joined the leader’s own fetch is read again when the leader’s component unmounts, not failed', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const view = a.observe('doc://1');
+    await settle();
+    const read = track(
+      b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions('doc://1'), retry: false }),
+    );
+    await settle();
+    expect(a.local.reads).toHaveLength(1);
+    // TanStack cancels the leader's fetch once its last observer goes: the follower still
+    // wants the content, so the leader reads again.
+    view.unmount();
+    await settle();
+    expect(a.local.reads[0]?.signal.aborted).toBe(true);
+    expect(a.local.reads).toHaveLength(2);
+    a.local.answer(1, contents('doc://1', 'v1'));
+    await settle();
+    expect(read.value).toEqual(contents('doc://1', 'v1'));
+    expect(hub.sent(a.label, 'reply')).toMatchObject([{ value: contents('doc://1', 'v1') }]);
+  });
+});

@@ -12,7 +12,7 @@
  * only, see csp.ts); the inner frame inherits it and cannot loosen it. `frame-ancestors` keeps
  * other sites from embedding the page.
  */
-import { cspDirectives, sanitizeCsp } from './csp';
+import { cspDirectives, isCspOrigin, sanitizeCsp } from './csp';
 
 export type { AppCsp } from './csp';
 export { cspDirectives, sanitizeCsp } from './csp';
@@ -94,6 +94,19 @@ function hostAllowed(origin: string, allowed: SandboxProxyOptions['hostOrigins']
   return typeof allowed === 'function' ? allowed(origin) : allowed.includes(origin);
 }
 
+/**
+ * An http(s) origin exactly as a page's `location.origin` spells it: a CSP origin without a
+ * wildcard, and one the URL parser gives back unchanged (lower case, no default port).
+ */
+function isHostOrigin(host: string): boolean {
+  if (!isCspOrigin(host) || !/^https?:\/\//i.test(host) || host.includes('*')) return false;
+  try {
+    return new URL(host).origin === host;
+  } catch {
+    return false;
+  }
+}
+
 function refusal(status: number, message: string): SandboxProxyResponse {
   return {
     status,
@@ -113,13 +126,15 @@ export function sandboxProxyResponse(
 ): SandboxProxyResponse {
   const params = new URL(url, 'http://sandbox.invalid').searchParams;
   const host = params.get('host') ?? '';
-  let origin: string;
-  try {
-    origin = new URL(host).origin;
-  } catch {
-    return refusal(400, 'the sandbox needs ?host=<origin of the embedding page>');
+  // Only a plain origin, checked before `hostOrigins` sees it: it goes into the CSP header, and a
+  // predicate (`*.localhost`) would otherwise let `http://evil.com;.localhost` through.
+  if (!isHostOrigin(host)) {
+    return refusal(
+      400,
+      "the sandbox needs ?host=<origin of the embedding page> (scheme://host[:port], as the page's location.origin says it)",
+    );
   }
-  if (origin !== host || !hostAllowed(origin, options.hostOrigins)) {
+  if (!hostAllowed(host, options.hostOrigins)) {
     return refusal(403, `${host} may not embed this sandbox`);
   }
   let declared: unknown;
@@ -133,11 +148,11 @@ export function sandboxProxyResponse(
     status: 200,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': `${cspDirectives(csp)}; frame-ancestors ${origin}`,
+      'Content-Security-Policy': `${cspDirectives(csp)}; frame-ancestors ${host}`,
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
     },
-    body: page(origin),
+    body: page(host),
   };
 }

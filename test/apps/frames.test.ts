@@ -97,7 +97,7 @@ describe('the sandbox proxy page', () => {
       status: 403,
     });
     expect(sandboxProxyResponse(url({ host: `${HOST}/path`, csp: '{}' }), options)).toMatchObject({
-      status: 403,
+      status: 400,
     });
     expect(sandboxProxyResponse(url({ csp: '{}' }), options)).toMatchObject({ status: 400 });
     expect(sandboxProxyResponse(url({ host: HOST, csp: '{nope' }), options)).toMatchObject({
@@ -107,5 +107,35 @@ describe('the sandbox proxy page', () => {
       hostOrigins: (origin) => origin.startsWith('http://localhost:'),
     });
     expect(allowAll.status).toBe(200);
+  });
+
+  it('takes as host only a plain origin, before any predicate sees it: nothing can be spliced into frame-ancestors', () => {
+    // A loose predicate, like a playground's "any *.localhost".
+    const loose = { hostOrigins: (origin: string) => /\.localhost(:\d+)?$/.test(origin) };
+    for (const host of [
+      'http://evil.com;.localhost',
+      'http://evil.com,.localhost',
+      "http://a'b.localhost",
+      'http://a"b.localhost',
+      'http://*.localhost',
+      'ws://app.localhost',
+      'HTTP://APP.localhost',
+      'http://app.localhost:80',
+    ]) {
+      const response = sandboxProxyResponse(url({ host, csp: '{}' }), loose);
+      expect(response, host).toMatchObject({ status: 400 });
+      expect(response.body).toBe(
+        "the sandbox needs ?host=<origin of the embedding page> (scheme://host[:port], as the page's location.origin says it)\n",
+      );
+      expect(response.headers['Content-Security-Policy']).toBeUndefined();
+    }
+    const plain = sandboxProxyResponse(
+      url({ host: 'http://app.localhost:5173', csp: '{}' }),
+      loose,
+    );
+    expect(plain.status).toBe(200);
+    expect(plain.headers['Content-Security-Policy']).toMatch(
+      / frame-ancestors http:\/\/app\.localhost:5173$/,
+    );
   });
 });

@@ -30,6 +30,13 @@ export interface AppFrameProps extends AppHostHandlers, ToolCallState {
   renderError: (error: McpAppError) => React.ReactNode;
 }
 
+/**
+ * The most a view's `size-changed` may make its frame grow when the host gives no
+ * `containerDimensions.maxHeight`: a view is untrusted, and a frame a billion pixels high pushes
+ * the host's page out of reach. Content taller than this scrolls inside the view.
+ */
+const DEFAULT_MAX_HEIGHT = 10_000;
+
 /** Callbacks the view may use, read from the latest props; absent ones stay refused. */
 function handlersOf(latest: { current: AppFrameProps }): AppHostHandlers {
   const props = latest.current;
@@ -113,7 +120,8 @@ export function AppFrame(props: AppFrameProps) {
   const dimensions = hostContext?.containerDimensions as
     | { height?: number; maxHeight?: number }
     | undefined;
-  const shown = dimensions?.height ?? Math.min(height ?? 150, dimensions?.maxHeight ?? Infinity);
+  const shown =
+    dimensions?.height ?? Math.min(height ?? 150, dimensions?.maxHeight ?? DEFAULT_MAX_HEIGHT);
   return (
     <iframe
       ref={frame}

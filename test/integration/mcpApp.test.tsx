@@ -84,6 +84,17 @@ const errorOf = async () => {
   return { code: alert.getAttribute('data-code'), message: alert.textContent };
 };
 
+/** A message from the sandbox proxy in `iframe` (jsdom loads no frame: the test plays it). */
+function fromSandbox(iframe: HTMLIFrameElement, data: unknown) {
+  window.dispatchEvent(
+    new MessageEvent('message', {
+      data,
+      origin: new URL(SANDBOX).origin,
+      source: iframe.contentWindow,
+    }),
+  );
+}
+
 /**
  * Once the server covers `uri` (its subscription acknowledged, which may re-read it) and nothing
  * fetches, every read the view will cost has been counted.
@@ -256,6 +267,37 @@ describe('<McpApp> (one server)', () => {
       message: 'the sandbox proxy did not answer within 0.1 s',
     });
     expect(container.querySelector('iframe')).toBeNull();
+  });
+
+  it("a view asking for a huge height gets at most 10,000 px when the host sets no maxHeight, and the host's maxHeight when it does", async () => {
+    const server = await serve('modern');
+    const { container, show } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} />,
+    );
+    const iframe = await eventually(() => {
+      const found = container.querySelector('iframe');
+      expect(found).not.toBeNull();
+      return found as HTMLIFrameElement;
+    });
+    const askFor = (height: number) =>
+      fromSandbox(iframe, {
+        jsonrpc: '2.0',
+        method: 'ui/notifications/size-changed',
+        params: { height },
+      });
+    askFor(1e9);
+    await eventually(() => expect(iframe.style.height).toBe('10000px'));
+    askFor(640);
+    await eventually(() => expect(iframe.style.height).toBe('640px'));
+    show(
+      <McpApp
+        tool="show_board"
+        sandbox={SANDBOX}
+        hostContext={{ containerDimensions: { maxHeight: 300 } }}
+      />,
+    );
+    await eventually(() => expect(iframe.style.height).toBe('300px'));
   });
 
   it('unmounted, a view leaves no message listener behind and lets its view resource go', async () => {

@@ -1,28 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
-import { cancelled, McpQueryError } from '../core/errors';
 import type { NotifiedList } from '../core/lists';
 import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
 import { fitsKey, isLiveRequest } from './keyShapes';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
-
-type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
-
-interface Pending {
-  request: Request;
-  /** The leader it was sent to (undefined: not sent yet). */
-  sentTo: string | undefined;
-  /** A call, as given (to run it elsewhere if it never left this tab). */
-  call: CallToolVariables | undefined;
-  /** What cancels it (a read's query signal, a call's own). */
-  signal: AbortSignal | undefined;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  /** Stop the timeout and the abort listener. */
-  done(): void;
-}
+import { Requests } from './requests';
 
 /** Messages only a follower acts on. */
 export type FollowerMessage = Extract<
@@ -39,8 +23,7 @@ export type FollowerMessage = Extract<
 export class Follower {
   readonly #link: GroupLink;
   #leader: string | undefined;
-  #nextId = 0;
-  readonly #pending = new Map<number, Pending>();
+  readonly #requests: Requests;
   readonly #covered = new Set<string>();
   #listsCovered = new Set<NotifiedList>();
   /**
@@ -52,13 +35,14 @@ export class Follower {
 
   constructor(link: GroupLink) {
     this.#link = link;
+    this.#requests = new Requests(link.tab, (message) => link.send(message));
   }
 
   read(key: QueryKey, signal: AbortSignal): Promise<unknown> {
     const { context, tab } = this.#link;
     const fresh = this.#find(key)?.state.isInvalidated === true;
     const timeoutMs = 2 * context.requestTimeoutMs;
-    return this.#request((id) => ({ type: 'read', tab, id, key, fresh }), {
+    return this.#requests.make((id) => ({ type: 'read', tab, id, key, fresh }), {
       signal,
       timeoutMs,
       call: undefined,
@@ -78,7 +62,7 @@ export class Follower {
       ...(maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs }),
       progress: variables.onProgress !== undefined,
     };
-    return this.#request((id) => ({ type: 'call', tab, id, variables: call }), {
+    return this.#requests.make((id) => ({ type: 'call', tab, id, variables: call }), {
       signal: variables.signal,
       timeoutMs,
       call: variables,
@@ -93,7 +77,7 @@ export class Follower {
   ): Promise<unknown> {
     const { context, tab } = this.#link;
     const call: WireCall = { name: method, arguments: params, progress: false, action: true };
-    return this.#request((id) => ({ type: 'call', tab, id, variables: call }), {
+    return this.#requests.make((id) => ({ type: 'call', tab, id, variables: call }), {
       signal,
       timeoutMs: 2 * context.requestTimeoutMs,
       call: undefined,
@@ -141,11 +125,7 @@ export class Follower {
     this.#covered.clear();
     this.#listsCovered = new Set();
     this.#mirror([]);
-    for (const [id, pending] of [...this.#pending]) {
-      if (pending.request.type === 'call' && pending.sentTo !== undefined) {
-        this.#take(id)?.reject(lostCall());
-      } else this.#sendRequest(pending, leader);
-    }
+    this.#requests.follow(leader);
     this.interest();
     return true;
   }
@@ -154,6 +134,7 @@ export class Follower {
   unfollow(): boolean {
     const followed = this.#leader !== undefined;
     this.#leader = undefined;
+    this.#requests.follow(undefined);
     this.#covered.clear();
     this.#listsCovered = new Set();
     this.#mirror([]);
@@ -178,13 +159,14 @@ export class Follower {
         this.#apply(message.key, message.data, message.updatedAt);
         break;
       case 'progress':
-        if (message.to === tab) this.#pending.get(message.id)?.call?.onProgress?.(message.progress);
+        if (message.to === tab)
+          this.#requests.get(message.id)?.call?.onProgress?.(message.progress);
         break;
       case 'elicitations':
         if (message.to === undefined || message.to === tab) this.#mirror(message.items);
         break;
       case 'reply': {
-        const pending = message.to === tab ? this.#take(message.id) : undefined;
+        const pending = message.to === tab ? this.#requests.replied(message.id) : undefined;
         if (!pending) return;
         if (message.error) {
           pending.reject(fromWire(message.error));
@@ -200,77 +182,9 @@ export class Follower {
     }
   }
 
-  /**
-   * This tab leads now (`to`: its own connection), or leaves (`to`: the
-   * membership of its next group, or nothing). Reads run again through `to`;
-   * without one they fail (a read of an identity that is gone is retried by
-   * the routed query function under the new one). A call that never left
-   * this tab runs through `to`; one already sent may have run, so it is not
-   * repeated but fails.
-   */
+  /** This tab leads now, or leaves: Requests.handOver. */
   handOver(to: Pick<Upstream, 'query' | 'callTool'> | undefined, why: string): void {
-    for (const id of [...this.#pending.keys()]) {
-      const pending = this.#take(id) as Pending;
-      const { request, call, signal } = pending;
-      if (request.type === 'read') {
-        if (to && signal) to.query(request.key, signal).then(pending.resolve, pending.reject);
-        else pending.reject(new McpQueryError('SUPERSEDED', why));
-      } else if (pending.sentTo === undefined && call && to) {
-        to.callTool(call).then(pending.resolve, pending.reject);
-      } else pending.reject(lostCall());
-    }
-  }
-
-  #request(
-    make: (id: number) => Request,
-    options: {
-      signal: AbortSignal | undefined;
-      timeoutMs: number;
-      call: CallToolVariables | undefined;
-    },
-  ): Promise<unknown> {
-    const { signal, timeoutMs, call } = options;
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      this.#nextId += 1;
-      const id = this.#nextId;
-      const onAbort = () => {
-        const taken = this.#take(id);
-        if (taken?.request.type !== 'call') {
-          taken?.reject(signal?.reason);
-          return;
-        }
-        if (taken.sentTo !== undefined)
-          this.#link.send({ type: 'cancel', tab: this.#link.tab, id });
-        taken.reject(cancelled(signal?.reason));
-      };
-      const timer = setTimeout(() => {
-        this.#take(id)?.reject(
-          new McpQueryError(
-            'NOT_CONNECTED',
-            `no answer from the tab holding the connection within ${timeoutMs} ms`,
-          ),
-        );
-      }, timeoutMs);
-      const pending: Pending = {
-        request: make(id),
-        sentTo: undefined,
-        call,
-        signal,
-        resolve,
-        reject,
-        done: () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      this.#pending.set(id, pending);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (this.#leader !== undefined) this.#sendRequest(pending, this.#leader);
-    });
+    this.#requests.handOver(to, why);
   }
 
   /** The leader's pending elicitations, shown here; an answer goes back to it. */
@@ -278,20 +192,6 @@ export class Follower {
     this.#link.context.serverRequests?.mirror(items, (id, result) =>
       this.#link.send({ type: 'answer', tab: this.#link.tab, id, result }),
     );
-  }
-
-  /** The request `id`, out of the pending set: the one who takes it settles it. */
-  #take(id: number): Pending | undefined {
-    const pending = this.#pending.get(id);
-    if (!pending) return undefined;
-    this.#pending.delete(id);
-    pending.done();
-    return pending;
-  }
-
-  #sendRequest(pending: Pending, leader: string): void {
-    pending.sentTo = leader;
-    this.#link.send(pending.request);
   }
 
   /**
@@ -327,7 +227,7 @@ export class Follower {
     const { keys, wants } = this.#link.context;
     const uri = keys.uriOf(query.queryKey);
     if (uri !== undefined ? wants(uri) : query.getObserversCount() > 0) return true;
-    for (const { request } of this.#pending.values()) {
+    for (const { request } of this.#requests.values()) {
       if (request.type === 'read' && hashKey(request.key) === query.queryHash) return true;
     }
     return false;
@@ -336,11 +236,4 @@ export class Follower {
   #find(key: QueryKey): Query | undefined {
     return this.#link.context.queryClient.getQueryCache().get(hashKey(key));
   }
-}
-
-function lostCall(): McpQueryError {
-  return new McpQueryError(
-    'CONNECTION_LOST',
-    'the tab holding the connection went away during the call; it may or may not have run',
-  );
 }

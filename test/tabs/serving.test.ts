@@ -4,6 +4,7 @@
  * however many resources the follower shows. Fake tabs as in roles.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { MAX_REQUESTS_PER_TAB } from '../../src/tabs/leader';
 import { track } from '../support/deferred';
 import { contents, group, type Tab, withFakeTabs } from '../support/tabsHarness';
 
@@ -30,5 +31,34 @@ describe('the leader serving a follower (rule 14)', () => {
     await settle();
     expect(read.value).toEqual(contents('doc://1', 'v1'));
     expect(hub.sent(a.label, 'reply')).toMatchObject([{ value: contents('doc://1', 'v1') }]);
+  });
+});
+
+describe('a follower showing many resources (rule 14)', () => {
+  it('a follower showing more resources than MAX_REQUESTS_PER_TAB has none refused: its reads past the cap wait their turn in the follower', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const count = MAX_REQUESTS_PER_TAB + 44;
+    const views = Array.from({ length: count }, (_, i) => b.observe(`doc://${i}`));
+    await settle();
+    const refused = () =>
+      hub
+        .sent(a.label, 'reply')
+        .filter((reply) => (reply as { error?: { message: string } }).error !== undefined);
+    expect(refused()).toEqual([]);
+    expect(hub.sent(b.label, 'read')).toHaveLength(MAX_REQUESTS_PER_TAB);
+
+    // As the leader answers, the rest go.
+    for (let round = 0; round < 3; round++) {
+      for (const { key, answer } of a.local.reads) {
+        answer.resolve(contents(String(key.at(-1)), 'v1'));
+      }
+      await settle();
+    }
+    expect(hub.sent(b.label, 'read')).toHaveLength(count);
+    expect(refused()).toEqual([]);
+    views.forEach((view, i) => {
+      expect(view.data()).toEqual(contents(`doc://${i}`, 'v1'));
+    });
   });
 });

@@ -1,0 +1,180 @@
+import { cancelled, McpQueryError } from '../core/errors';
+import type { CallToolVariables, Upstream } from '../core/upstream';
+import { MAX_REQUESTS_PER_TAB } from './leader';
+import type { TabMessage } from './protocol';
+
+export type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
+
+export interface Pending {
+  request: Request;
+  /** The leader it was sent to (undefined: not sent yet). */
+  sentTo: string | undefined;
+  /** A call, as given (to run it elsewhere if it never left this tab). */
+  call: CallToolVariables | undefined;
+  /** What cancels it (a read's query signal, a call's own). */
+  signal: AbortSignal | undefined;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  /** Stop the timeout and the abort listener. */
+  done(): void;
+}
+
+/**
+ * A follower's reads and calls on their way to the leader. At most MAX_REQUESTS_PER_TAB are
+ * sent at once (what the leader runs for one tab, refusing more): the rest wait here, in the
+ * order made, so a tab showing many resources is never refused. A request counts until the
+ * leader's reply comes, even one this tab gave up (the leader still runs it), or until another
+ * tab leads. Each waits at most its timeout; a handover moves them to the next leader.
+ */
+export class Requests {
+  readonly #tab: string;
+  readonly #send: (message: TabMessage) => void;
+  #leader: string | undefined;
+  #nextId = 0;
+  readonly #pending = new Map<number, Pending>();
+  /** Not sent to the current leader yet, in the order made. */
+  #queued = new Set<number>();
+  /** Sent to the current leader, its reply not in yet. */
+  readonly #running = new Set<number>();
+
+  constructor(tab: string, send: (message: TabMessage) => void) {
+    this.#tab = tab;
+    this.#send = send;
+  }
+
+  /** A request for the leader, sent when one leads and a place is free. */
+  make(
+    make: (id: number) => Request,
+    options: {
+      signal: AbortSignal | undefined;
+      timeoutMs: number;
+      call: CallToolVariables | undefined;
+    },
+  ): Promise<unknown> {
+    const { signal, timeoutMs, call } = options;
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      this.#nextId += 1;
+      const id = this.#nextId;
+      const onAbort = () => {
+        const taken = this.#take(id);
+        if (taken?.request.type !== 'call') {
+          taken?.reject(signal?.reason);
+          return;
+        }
+        if (taken.sentTo !== undefined) this.#send({ type: 'cancel', tab: this.#tab, id });
+        taken.reject(cancelled(signal?.reason));
+      };
+      const timer = setTimeout(() => {
+        this.#take(id)?.reject(
+          new McpQueryError(
+            'NOT_CONNECTED',
+            `no answer from the tab holding the connection within ${timeoutMs} ms`,
+          ),
+        );
+      }, timeoutMs);
+      this.#pending.set(id, {
+        request: make(id),
+        sentTo: undefined,
+        call,
+        signal,
+        resolve,
+        reject,
+        done: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      });
+      this.#queued.add(id);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#flush();
+    });
+  }
+
+  get(id: number): Pending | undefined {
+    return this.#pending.get(id);
+  }
+
+  values(): IterableIterator<Pending> {
+    return this.#pending.values();
+  }
+
+  /** The leader replied to `id`: its place is free; the request, if it still waits (and was sent). */
+  replied(id: number): Pending | undefined {
+    const sent = this.#running.delete(id);
+    const pending = this.#pending.get(id);
+    this.#flush();
+    return sent || pending?.sentTo !== undefined ? this.#take(id) : undefined;
+  }
+
+  /**
+   * Another tab leads (or none does, `undefined`): calls sent to the previous one fail (they
+   * may have run); reads, and calls never sent, go to the new one.
+   */
+  follow(leader: string | undefined): void {
+    this.#leader = leader;
+    this.#running.clear();
+    if (leader === undefined) return;
+    for (const [id, pending] of [...this.#pending]) {
+      if (pending.request.type === 'call' && pending.sentTo !== undefined) {
+        this.#take(id)?.reject(lostCall());
+      }
+    }
+    this.#queued = new Set(this.#pending.keys());
+    this.#flush();
+  }
+
+  /**
+   * This tab leads now (`to`: its own connection), or leaves (`to`: the membership of its next
+   * group, or nothing). Reads run again through `to`; without one they fail. A call that never
+   * left this tab runs through `to`; one already sent may have run, so it is not repeated but
+   * fails.
+   */
+  handOver(to: Pick<Upstream, 'query' | 'callTool'> | undefined, why: string): void {
+    for (const id of [...this.#pending.keys()]) {
+      const pending = this.#take(id) as Pending;
+      const { request, call, signal } = pending;
+      if (request.type === 'read') {
+        if (to && signal) to.query(request.key, signal).then(pending.resolve, pending.reject);
+        else pending.reject(new McpQueryError('SUPERSEDED', why));
+      } else if (pending.sentTo === undefined && call && to) {
+        to.callTool(call).then(pending.resolve, pending.reject);
+      } else pending.reject(lostCall());
+    }
+  }
+
+  /** The request `id`, out of the pending set: the one who takes it settles it. */
+  #take(id: number): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    this.#pending.delete(id);
+    this.#queued.delete(id);
+    pending.done();
+    return pending;
+  }
+
+  /** Send what waits, while places are free. */
+  #flush(): void {
+    const leader = this.#leader;
+    if (leader === undefined) return;
+    for (const id of this.#queued) {
+      if (this.#running.size >= MAX_REQUESTS_PER_TAB) return;
+      this.#queued.delete(id);
+      const pending = this.#pending.get(id);
+      if (!pending) continue;
+      pending.sentTo = leader;
+      this.#running.add(id);
+      this.#send(pending.request);
+    }
+  }
+}
+
+function lostCall(): McpQueryError {
+  return new McpQueryError(
+    'CONNECTION_LOST',
+    'the tab holding the connection went away during the call; it may or may not have run',
+  );
+}

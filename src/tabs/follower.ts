@@ -52,8 +52,10 @@ export class Follower {
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
     const { context, tab } = this.#link;
     // The leader times the call (restarted by progress); this only outlives a silent leader.
-    const timeoutMs =
-      (variables.maxTotalTimeoutMs ?? context.toolMaxTotalTimeoutMs) + context.requestTimeoutMs;
+    // The leader may take a wait for its connection, a first tool list and the call, each
+    // bounded; one requestTimeoutMs more for the messages.
+    const maxTotal = variables.maxTotalTimeoutMs ?? context.toolMaxTotalTimeoutMs;
+    const timeoutMs = 2 * maxTotal + 2 * context.requestTimeoutMs;
     const { name, arguments: args, timeoutMs: callTimeout, maxTotalTimeoutMs } = variables;
     const call: WireCall = {
       name,
@@ -79,7 +81,8 @@ export class Follower {
     const call: WireCall = { name: method, arguments: params, progress: false, action: true };
     return this.#requests.make((id) => ({ type: 'call', tab, id, variables: call }), {
       signal,
-      timeoutMs: 2 * context.requestTimeoutMs,
+      // The leader's wait for its connection, then the request; one more for the messages.
+      timeoutMs: 3 * context.requestTimeoutMs,
       call: undefined,
     });
   }

@@ -24,7 +24,8 @@ export interface Pending {
  * sent at once (what the leader runs for one tab, refusing more): the rest wait here, in the
  * order made, so a tab showing many resources is never refused. A request counts until the
  * leader's reply comes, even one this tab gave up (the leader still runs it), or until another
- * tab leads. Each waits at most its timeout; a handover moves them to the next leader.
+ * tab leads. Each waits at most its timeout (a call then is cancelled on the leader); a handover
+ * moves them to the next leader.
  */
 export class Requests {
   readonly #tab: string;
@@ -69,7 +70,12 @@ export class Requests {
         taken.reject(cancelled(signal?.reason));
       };
       const timer = setTimeout(() => {
-        this.#take(id)?.reject(
+        const taken = this.#take(id);
+        // A call given up on is cancelled where it runs: a retry would run it twice.
+        if (taken?.request.type === 'call' && taken.sentTo !== undefined) {
+          this.#send({ type: 'cancel', tab: this.#tab, id });
+        }
+        taken?.reject(
           new McpQueryError(
             'NOT_CONNECTED',
             `no answer from the tab holding the connection within ${timeoutMs} ms`,

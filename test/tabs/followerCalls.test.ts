@@ -1,0 +1,58 @@
+/**
+ * A follower's tool calls and task requests (rule 14, rule 16): they run in the leading tab, the
+ * follower waits for them as long as the leader may run them, and what the follower stops
+ * waiting for stops on the leader too. Fake tabs as in roles.test.ts.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { internalsOf } from '../../src/core/internals';
+import { track } from '../support/deferred';
+import { group, REQUEST_TIMEOUT_MS, type Tab, withFakeTabs } from '../support/tabsHarness';
+
+withFakeTabs();
+
+describe('a follower’s calls (rule 14, rule 16)', () => {
+  it('a follower waits for its call as long as the leader may run it: a wait for the connection, a first tool list, the call', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const call = b.call({ name: 'slow', maxTotalTimeoutMs: 1000 });
+    await settle();
+    const ran = a.local.calls[0]?.variables.signal as AbortSignal;
+    // The leader may still be running it: connection up to REQUEST_TIMEOUT_MS, the tool list
+    // and the call up to 1000 ms each.
+    await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS + 2 * 1000 - 1);
+    await settle();
+    expect(call.state).toBe('pending');
+    expect(ran.aborted).toBe(false);
+  });
+
+  it('a follower that stops waiting for its call cancels it on the leader', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const call = b.call({ name: 'slow', maxTotalTimeoutMs: 1000 });
+    await settle();
+    const ran = a.local.calls[0]?.variables.signal as AbortSignal;
+    await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS + 2 * 1000);
+    await settle();
+    expect(call.error).toMatchObject({ code: 'NOT_CONNECTED' });
+    expect(hub.sent(b.label, 'cancel')).toHaveLength(1);
+    // Not left running there: a retry would run it twice.
+    expect(ran.aborted).toBe(true);
+  });
+
+  it('a follower’s task request waits as long as the leader may run it, then is cancelled on the leader', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const upstream = internalsOf(b.sync).upstream;
+    const request = track(upstream.request('tasks/cancel', { taskId: 't1' }));
+    await settle();
+    const ran = track(a.local.requests[0]?.answer.promise as Promise<unknown>);
+    // Connection up to REQUEST_TIMEOUT_MS, then the request up to REQUEST_TIMEOUT_MS.
+    await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS);
+    await settle();
+    expect(request.state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS);
+    await settle();
+    expect(request.error).toMatchObject({ code: 'NOT_CONNECTED' });
+    expect(ran.state).toBe('rejected');
+  });
+});

@@ -24,6 +24,11 @@ export function callTool(sync: object, variables: CallToolVariables): Promise<Ca
  * ran and reports a failure); only the transport and the protocol throw.
  * The SDK validates structured output and builds 2026-07-28 tool headers
  * from its cached tool list, so that list is fetched once per client first.
+ * Only as a best effort: without it the SDK skips the validation (as before
+ * any list) and sends no headers, which a server that requires them refuses
+ * before the tool runs (the SDK then lists and retries once). A list that
+ * fails (an error, a malformed answer, more than 64 pages) stops no call and
+ * is not asked again; only the call's own cancellation ends it there.
  */
 export async function callOn(
   client: Client,
@@ -37,11 +42,9 @@ export async function callOn(
   const timeout = Math.min(variables.timeoutMs ?? timeouts.timeoutMs, maxTotalTimeout);
   try {
     if (!toolsListed.has(client) && client.getServerCapabilities()?.tools) {
-      await client.listTools(undefined, {
-        cacheMode: 'refresh',
-        timeout,
-        ...(signal && { signal }),
-      });
+      await client
+        .listTools(undefined, { cacheMode: 'refresh', timeout, ...(signal && { signal }) })
+        .catch(() => signal?.throwIfAborted());
       toolsListed.add(client);
     }
     const result = await client.callTool(

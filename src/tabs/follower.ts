@@ -7,6 +7,7 @@ import { fitsKey, isLiveRequest } from './keyShapes';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
 import { Requests } from './requests';
+import { MAX_KEYS_PER_TAB } from './validate';
 
 /** Messages only a follower acts on. */
 export type FollowerMessage = Extract<
@@ -198,18 +199,23 @@ export class Follower {
   }
 
   /**
-   * What this tab holds: its wanted URIs, and the lists, prompts and tasks someone here shows
-   * (the leader holds them too, so they stay live for this tab).
+   * What this tab holds: the lists, prompts and tasks someone here shows (the leader holds them
+   * too, so they stay live for this tab), and its wanted URIs; at most MAX_KEYS_PER_TAB (the
+   * leader refuses more whole), the shown lists first.
    */
   #heldKeys(): QueryKey[] {
     const { keys, desire, queryClient } = this.#link.context;
-    const held = desire().uris.map((uri) => keys.resource(uri));
+    const held: QueryKey[] = [];
     for (const query of queryClient.getQueryCache().getAll()) {
       const key = query.queryKey;
       const live = keys.listOf(key) !== undefined || isLiveRequest(keys, key);
       if (live && query.getObserversCount() > 0) held.push(key);
     }
-    return held;
+    for (const uri of desire().uris) {
+      if (held.length >= MAX_KEYS_PER_TAB) break;
+      held.push(keys.resource(uri));
+    }
+    return held.slice(0, MAX_KEYS_PER_TAB);
   }
 
   /**

@@ -12,6 +12,7 @@ import { FORWARDED, type GroupLink, isGroupKey } from './link';
 import { type Member, Members } from './members';
 import { type TabMessage, toWire } from './protocol';
 import { callFor, readFor } from './serving';
+import { MAX_ITEMS } from './validate';
 
 /** How long a new leader lets the other tabs introduce themselves before it counts them. */
 const GROUP_SETTLE_MS = 100;
@@ -282,7 +283,10 @@ export class Leader {
     queueMicrotask(() => {
       const events = this.#outbox;
       this.#outbox = [];
-      this.#link.send({ type: 'events', events });
+      // In messages the others accept (a longer one is refused whole), in order.
+      for (let start = 0; start < events.length; start += MAX_ITEMS) {
+        this.#link.send({ type: 'events', events: events.slice(start, start + MAX_ITEMS) });
+      }
     });
   }
 

@@ -15,7 +15,7 @@ import type { TabMessage } from './protocol';
 /** The most keys one tab may ask the leader to hold. */
 export const MAX_KEYS_PER_TAB = 10_000;
 /** The most events or elicitations one message may carry. */
-const MAX_ITEMS = 1000;
+export const MAX_ITEMS = 1000;
 /** Longer strings in keys and ids are refused (a URI is not a megabyte). */
 const MAX_STRING = 8192;
 

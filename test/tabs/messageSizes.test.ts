@@ -1,0 +1,39 @@
+/**
+ * What the tabs send each other stays within what the others accept (validate.ts: 1,000 items
+ * a message, 10,000 keys a tab): a busy leader's events and a follower holding very many keys
+ * are split or bounded by the sender, never refused whole by the receiver. Fake tabs as in
+ * roles.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import type { McpEvent } from '../../src/core/events';
+import { internalsOf } from '../../src/core/internals';
+import { MAX_KEYS_PER_TAB } from '../../src/tabs/validate';
+import { group, type Tab, withFakeTabs } from '../support/tabsHarness';
+
+withFakeTabs();
+
+describe('message sizes between tabs (rule 14)', () => {
+  it('a burst of the leader’s events larger than one message carries reaches the followers whole, coverage included', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const bus = internalsOf(a.sync).events.bus;
+    bus.emit({ type: 'coverage', acknowledged: ['doc://1'], lists: ['resources'], lost: [] });
+    for (let i = 0; i < 1000; i++) bus.emit({ type: 'updated', uri: `doc://${i}`, matched: true });
+    await settle();
+    expect(b.events.filter((event) => event.type === 'coverage')).toHaveLength(1);
+    expect(b.events.filter((event) => event.type === 'updated')).toHaveLength(1000);
+    for (const message of hub.sent(a.label, 'events') as Array<{ events: McpEvent[] }>) {
+      expect(message.events.length).toBeLessThanOrEqual(1000);
+    }
+  });
+
+  it('a follower holding more keys than a tab may ask the leader for still has MAX_KEYS_PER_TAB of them held', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    for (let i = 0; i <= MAX_KEYS_PER_TAB; i++) b.observe(`doc://${i}`);
+    await settle();
+    const interest = hub.sent(b.label, 'interest').at(-1) as { keys: unknown[] };
+    expect(interest.keys).toHaveLength(MAX_KEYS_PER_TAB);
+    expect(a.local.desires.at(-1)?.uris).toHaveLength(MAX_KEYS_PER_TAB);
+  }, 60_000);
+});

@@ -5,6 +5,9 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 
+/** The sandbox proxy's word that it removed the view (sandbox.ts): the view's connection ends. */
+export const VIEW_GONE = 'ui/notifications/sandbox-view-gone';
+
 /**
  * The host's end of the `postMessage` channel to one sandbox proxy frame. A message counts only
  * if it comes from that frame's window (`source`) and from the sandbox origin (`origin`): a view
@@ -13,11 +16,16 @@ import {
  * view's budget counts. Messages go out to the sandbox origin only, never `*`.
  *
  * ext-apps' `PostMessageTransport` checks the source alone and posts to `*`; hence this one.
+ *
+ * The proxy removes a view that navigated its frame away and says so (`VIEW_GONE`, a method the
+ * proxy never relays from a view): the transport then closes, with `closeReason` saying why.
  */
 export class FrameTransport implements Transport {
   readonly #frame: HTMLIFrameElement;
   readonly #origin: string;
   #window: Window | undefined;
+  /** Why the transport closed on its own, if it did. */
+  closeReason: string | undefined;
 
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -55,6 +63,11 @@ export class FrameTransport implements Transport {
       message = parseJSONRPCMessage(event.data);
     } catch {
       this.onerror?.(new Error('the view sent a message that is not JSON-RPC'));
+      return;
+    }
+    if ('method' in message && !('id' in message) && message.method === VIEW_GONE) {
+      this.closeReason = 'the view navigated away from its page, and its sandbox removed it';
+      void this.close();
       return;
     }
     this.onmessage?.(message);

@@ -34,6 +34,7 @@ const RESERVED = 'ui/notifications/sandbox-';
  * The proxy's script. `HOST` is the only origin it talks to upward; the view gets exactly one
  * HTML document (a second `sandbox-resource-ready` is ignored) and, if it navigates its frame
  * away, is removed: whatever it then showed would otherwise keep receiving the host's messages.
+ * The host is told (`sandbox-view-gone`, frameTransport.ts's `VIEW_GONE`) and ends the view.
  */
 function proxyScript(host: string): string {
   return `(() => {
@@ -55,6 +56,8 @@ function proxyScript(host: string): string {
       if (loads > 1) {
         dead = true;
         inner.remove();
+        const gone = { jsonrpc: '2.0', method: RESERVED + 'view-gone', params: {} };
+        window.parent.postMessage(gone, HOST);
       }
     });
     inner.srcdoc = params.html;

@@ -78,8 +78,11 @@ export interface ViewHostOptions extends AppHostHandlers {
   sync: McpCacheSync;
   tool: Tool;
   template: AppTemplate;
-  /** To the sandbox proxy (a FrameTransport), or in tests one end of an in-memory pair. */
-  transport: Transport;
+  /**
+   * To the sandbox proxy (a FrameTransport), or in tests one end of an in-memory pair. A
+   * `closeReason` it sets before closing is the `CLOSED` error's message.
+   */
+  transport: Transport & { readonly closeReason?: string | undefined };
   hostContext?: McpUiHostContext;
   hostInfo?: Implementation;
   limits?: AppLimits;
@@ -267,7 +270,8 @@ export class ViewHost {
       this.#flushCall();
     };
     bridge.onclose = () => {
-      if (this.#live()) this.#fail(new McpAppError('CLOSED', 'the connection to the view ended'));
+      const reason = options.transport.closeReason ?? 'the connection to the view ended';
+      if (this.#live()) this.#fail(new McpAppError('CLOSED', reason));
     };
     bridge.onsizechange = ({ width, height }) => {
       const size = (value: unknown) =>

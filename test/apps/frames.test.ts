@@ -7,7 +7,7 @@
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FrameTransport } from '../../src/apps/frameTransport';
+import { FrameTransport, VIEW_GONE } from '../../src/apps/frameTransport';
 import { sandboxProxyResponse } from '../../src/apps/sandbox';
 
 const SANDBOX = 'http://127.0.0.1:9';
@@ -58,6 +58,35 @@ describe("the host's end of a sandbox frame", () => {
     expect(received).toHaveLength(1);
   });
 
+  it('closes when its proxy says the view navigated away and was removed, and reads nothing after', async () => {
+    const iframe = frame();
+    const other = frame();
+    const transport = new FrameTransport(iframe, SANDBOX);
+    const received: unknown[] = [];
+    let closed = 0;
+    transport.onmessage = (message) => received.push(message);
+    transport.onclose = () => {
+      closed += 1;
+    };
+    await transport.start();
+    const gone = { jsonrpc: '2.0', method: VIEW_GONE, params: {} };
+    // Only its own proxy can say so.
+    deliver(gone, { origin: 'http://evil.example', source: iframe.contentWindow });
+    deliver(gone, { origin: SANDBOX, source: other.contentWindow });
+    expect(closed).toBe(0);
+    expect(transport.closeReason).toBeUndefined();
+
+    deliver(gone, { origin: SANDBOX, source: iframe.contentWindow });
+    expect(closed).toBe(1);
+    expect(transport.closeReason).toBe(
+      'the view navigated away from its page, and its sandbox removed it',
+    );
+    deliver(PING, { origin: SANDBOX, source: iframe.contentWindow });
+    deliver(gone, { origin: SANDBOX, source: iframe.contentWindow });
+    expect(received).toEqual([]);
+    expect(closed).toBe(1);
+  });
+
   it('posts to the sandbox origin only, never to "*"', async () => {
     const iframe = frame();
     const post = vi.spyOn(iframe.contentWindow as Window, 'postMessage');
@@ -88,6 +117,10 @@ describe('the sandbox proxy page', () => {
     expect(response.headers['Cache-Control']).toBe('no-store');
     expect(response.body).toContain(`const HOST = "${HOST}";`);
     expect(response.body).toContain("inner.setAttribute('sandbox', 'allow-scripts allow-forms');");
+    // What the proxy tells the host when it removes a view that navigated away.
+    expect(VIEW_GONE).toBe('ui/notifications/sandbox-view-gone');
+    expect(response.body).toContain("RESERVED + 'view-gone'");
+    expect(response.body).toContain('const RESERVED = "ui/notifications/sandbox-";');
   });
 
   it('is refused to a host that is not allowed, or not an origin, or with a CSP that is not JSON', () => {

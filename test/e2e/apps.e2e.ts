@@ -6,9 +6,9 @@
  *   and nothing polls (reads counted on the server), on both eras.
  * - Isolation, as the browser enforces it: the view's origin is opaque, it reaches neither its
  *   sandbox proxy nor the host page, its CSP blocks its network, navigating its frame away ends
- *   it; what it posts to the host window directly (past its proxy) is ignored, and so is what it
- *   posts through another view's proxy or meant for another view's host; a flood ends it in an
- *   error.
+ *   it (the host is told: a CLOSED error); what it posts to the host window directly (past its
+ *   proxy) is ignored, and so is what it posts through another view's proxy or meant for another
+ *   view's host; a flood ends it in an error.
  * - The official example app servers from npm (`server-basic-react`, `server-basic-vanillajs`):
  *   each renders, calls its tool through the bridge and shows the result; its `ui/message`
  *   reaches the host, and its link opens only if the user agrees.
@@ -193,15 +193,23 @@ describe('isolation in Chromium', () => {
     );
     expect(blocked).toBe('connect-src');
     // Navigating its frame away (to show another page inside the host) ends the view: the
-    // proxy removes the frame and relays nothing more.
+    // proxy removes the frame, relays nothing more and tells the host, which ends the view in
+    // an error like any other (its subscriptions and calls let go) and removes the proxy.
     await view.evaluate(() => {
       window.location.href = 'about:blank';
     });
     await until(
       'the proxy to remove the navigated frame',
-      async () => proxy?.childFrames().length,
+      async () => (proxy?.isDetached() ? 0 : proxy?.childFrames().length),
       (n) => n === 0,
     );
+    const alert = ui.byId('tool-app-view').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.getAttribute('data-code')).toBe('CLOSED');
+    expect(await alert.textContent()).toBe(
+      'the view navigated away from its page, and its sandbox removed it',
+    );
+    expect(await ui.byId('tool-app-view').locator('iframe').count()).toBe(0);
   });
 
   it('a message the view posts to the host window directly is ignored; through its proxy it is served', async () => {

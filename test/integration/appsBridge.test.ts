@@ -487,6 +487,28 @@ describe('an MCP App view (one server)', () => {
     );
   });
 
+  it('a view whose connection ends (its sandbox removed it) ends in CLOSED: its subscriptions are let go and its calls in flight cancelled', async () => {
+    const server = await serve('modern');
+    server.store.setTools([...TOOLS, { name: 'wait', hold: true }]);
+    const sync = connect(server);
+    const view = await openView(sync);
+    await view.app.request({ method: 'resources/subscribe', params: { uri: LIVE } });
+    await eventually(() => expect(server.subscribedUris()).toContain(LIVE));
+    const call = view.app.callServerTool({ name: 'wait', arguments: {} });
+    await eventually(() => expect(server.store.extras.held()).toBe(1));
+    await view.raw.close();
+    await expect(call).rejects.toThrow();
+    const { status } = view.host;
+    expect(status.status === 'error' && status.error).toMatchObject({
+      code: 'CLOSED',
+      message: 'the connection to the view ended',
+    });
+    expect(view.host.subscriptions).toEqual([]);
+    await eventually(() => expect(server.store.extras.held()).toBe(0));
+    expect(server.store.extras.cancelledCalls).toHaveLength(1);
+    await eventually(() => expect(server.subscribedUris()).not.toContain(LIVE));
+  });
+
   it('caps the subscriptions of one view', async () => {
     const server = await serve('modern');
     const sync = connect(server);

@@ -300,6 +300,27 @@ describe('<McpApp> (one server)', () => {
     await eventually(() => expect(iframe.style.height).toBe('300px'));
   });
 
+  it('a view its sandbox removed (it navigated away) ends in CLOSED, and its frame is removed', async () => {
+    const server = await serve('modern');
+    const errors: McpAppError[] = [];
+    const { container } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} onError={(error) => errors.push(error)} />,
+    );
+    const iframe = await eventually(() => {
+      const found = container.querySelector('iframe');
+      expect(found).not.toBeNull();
+      return found as HTMLIFrameElement;
+    });
+    fromSandbox(iframe, { jsonrpc: '2.0', method: 'ui/notifications/sandbox-view-gone' });
+    expect(await errorOf()).toEqual({
+      code: 'CLOSED',
+      message: 'the view navigated away from its page, and its sandbox removed it',
+    });
+    expect(container.querySelector('iframe')).toBeNull();
+    expect(errors.map((error) => error.code)).toEqual(['CLOSED']);
+  });
+
   it('unmounted, a view leaves no message listener behind and lets its view resource go', async () => {
     const server = await serve('modern');
     const added = vi.spyOn(window, 'addEventListener');

@@ -6,6 +6,7 @@ import { createMcpKeys, type McpKeys } from './keys';
 import { onEnd } from './lifetime';
 import type { McpCacheSync } from './mcpCacheSync';
 import { type McpQueryOptions, mcpQueryOptions, type ScopeOption } from './queryOptions';
+import { RefetchCoordinator } from './refetchCoordinator';
 import { defineNotification, defineRequest, notSupported, supports } from './requests';
 import { anything, invalidArguments, isName, isObject } from './shapes';
 import { TaskBook, type TaskStorage } from './taskBook';
@@ -198,10 +199,26 @@ function attach(owner: object, internals: SyncInternals): Attached {
   if (existing) return existing;
   const { keys, queryClient } = owner as { keys: McpKeys; queryClient: QueryClient };
   const entry: Attached = { internals, keys, queryClient };
-  // A task the server says changed is asked about now rather than at the next poll.
+  // A task the server says changed is asked about now rather than at the next poll, single
+  // flight with one trailing read (rule 3): TanStack's invalidateQueries cancels the read in
+  // flight and starts another at each notification, so a storm faster than the server answers
+  // would cost a tasks/get each (and a notifications/cancelled on 2025) and never let one end.
+  // The coordinator (and what feeds it the cache's events) is made at the first notification.
+  let coordinator: RefetchCoordinator | undefined;
   const stop = internals.events.bus.subscribe((event) => {
     if (event.type !== 'task') return;
-    void queryClient.invalidateQueries({ queryKey: keys.task(event.taskId), exact: true });
+    if (!coordinator) {
+      const made = new RefetchCoordinator(queryClient, () => false);
+      const unsubscribe = queryClient.getQueryCache().subscribe((change) => {
+        if (keys.requestOf(change.query.queryKey)?.kind === 'task') made.onCacheEvent(change);
+      });
+      onEnd(internals.signal, () => {
+        unsubscribe();
+        made.stop();
+      });
+      coordinator = made;
+    }
+    coordinator.signal(keys.task(event.taskId));
   });
   onEnd(internals.signal, stop);
   attached.set(owner, entry);

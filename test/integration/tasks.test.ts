@@ -9,6 +9,7 @@
  */
 import { QueryClient, QueryObserver } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/core/internals';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import {
   cancelTask,
@@ -20,8 +21,9 @@ import {
   taskQueryOptions,
 } from '../../src/core/tasks';
 import { shareAcrossTabs } from '../../src/tabs';
-import type { ServerKind, TestServer } from '../servers';
+import { type ServerKind, startTamperProxy, type TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
+import { deferred } from '../support/deferred';
 import { start } from '../support/eras';
 import { BrowserLocks, tabChannels } from '../support/tabs';
 import { eventually, idle } from '../support/wait';
@@ -109,6 +111,51 @@ describe('tasks on a server that runs tool calls as tasks (legacy-v1)', () => {
     server.store.extras.release();
     await eventually(() => expect(result().data?.result).toBeDefined());
     expect(result().data?.task.status).toBe('completed');
+  });
+
+  it('status notifications that come while tasks/get is in flight cost one tasks/get after it, not one each (rule 3)', async () => {
+    const server = await serve();
+    server.store.extras.taskPollInterval = 60_000;
+    const proxy = await startTamperProxy(server.url);
+    cleanups.push(() => proxy.close());
+    const { sync } = open(proxy.url, memoryStorage());
+    const task = await startTask(sync, { name: 'job' });
+    const result = follow(sync, task.taskId);
+    await eventually(() => expect(result().data?.task.pollInterval).toBe(60_000));
+    await idle(sync.queryClient);
+    const before = proxy.stats('tasks/get').requests;
+    let notified = 0;
+    cleanups.push(
+      internalsOf(sync).events.bus.subscribe((event) => {
+        if (event.type === 'task') notified += 1;
+      }),
+    );
+    const answer = deferred();
+    proxy.setRules({
+      hold: (exchange) => (exchange.method === 'tasks/get' ? answer.promise : undefined),
+    });
+    const status = {
+      jsonrpc: '2.0' as const,
+      method: 'notifications/tasks/status',
+      params: { taskId: task.taskId, status: 'working' },
+    };
+    proxy.inject(status);
+    await eventually(() => expect(proxy.stats('tasks/get').inFlight).toBe(1));
+    // Spaced out, so that a read restarted for each (TanStack's invalidateQueries) reaches the
+    // wire before the next: a storm slower than one chunk, faster than the server answers.
+    for (let i = 0; i < 29; i++) {
+      proxy.inject(status);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    await eventually(() => expect(notified).toBe(30));
+    // The task ends while the read is held (answered "working"): the read after it sees that.
+    server.store.extras.release();
+    proxy.setRules(undefined);
+    answer.resolve();
+    await eventually(() => expect(result().data?.task.status).toBe('completed'));
+    await idle(sync.queryClient);
+    expect(proxy.stats('tasks/get').requests - before).toBe(2);
+    expect(proxy.stats('notifications/cancelled').requests).toBe(0);
   });
 
   it('cancel sends tasks/cancel; the task ends cancelled and the tool is stopped', async () => {

@@ -3,11 +3,14 @@ import { hashKey, type Query, type QueryKey } from '@tanstack/query-core';
 import type { NotifiedList } from '../core/lists';
 import type { SharedElicitation } from '../core/serverRequests';
 import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
-import { fitsKey, isLiveRequest } from './keyShapes';
+import { fitsKey, isLiveRequest, misfit } from './keyShapes';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
 import { Requests } from './requests';
 import { MAX_KEYS_PER_TAB } from './validate';
+
+/** How far ahead of this tab's clock content may be dated (one browser, one clock: coarsening). */
+const MAX_AHEAD_MS = 1000;
 
 /** Messages only a follower acts on. */
 export type FollowerMessage = Extract<
@@ -176,9 +179,19 @@ export class Follower {
           pending.reject(fromWire(message.error));
           return;
         }
-        if (pending.request.type === 'read' && message.updatedAt !== undefined) {
-          const query = this.#find(pending.request.key);
-          if (query) this.#applied.set(query, message.updatedAt);
+        if (pending.request.type === 'read') {
+          // Only what a read of the key could return, dated no later than now, is taken.
+          const { key } = pending.request;
+          const refused =
+            misfit(context.keys, key, message.value) ?? this.#future(message.updatedAt);
+          if (refused) {
+            pending.reject(refused);
+            return;
+          }
+          const query = this.#find(key);
+          if (query && message.updatedAt !== undefined) {
+            this.#applied.set(query, message.updatedAt);
+          }
         }
         pending.resolve(message.value);
         break;
@@ -226,10 +239,23 @@ export class Follower {
    */
   #apply(key: QueryKey, data: unknown, updatedAt: number): void {
     const query = this.#find(key);
-    if (!query || (this.#applied.get(query) ?? 0) > updatedAt) return;
+    if (!query || (this.#applied.get(query) ?? 0) > updatedAt || this.#future(updatedAt)) return;
     if (!this.#asked(query) || !fitsKey(this.#link.context.keys, key, data)) return;
     this.#applied.set(query, updatedAt);
     this.#link.context.queryClient.setQueryData(key, data, { updatedAt });
+  }
+
+  /**
+   * A date ahead of this tab's clock (the tabs share one): no read ended then, and content
+   * dated so would shut out every later read of its key.
+   */
+  #future(updatedAt: number | undefined): Error | undefined {
+    if (updatedAt === undefined || updatedAt <= this.#link.context.clock.now() + MAX_AHEAD_MS) {
+      return undefined;
+    }
+    return new Error(
+      `a reply from the tab holding the connection dated ${updatedAt}, ahead of this tab's clock, was refused`,
+    );
   }
 
   #asked(query: Query): boolean {

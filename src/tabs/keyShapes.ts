@@ -1,4 +1,3 @@
-import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import type { McpKeys } from '../core/keys';
 import { checkContents } from '../core/readResult';
@@ -16,6 +15,31 @@ export function isLiveRequest(keys: McpKeys, key: QueryKey): boolean {
  * task: what a read of `key` can return.
  */
 export function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
+  return misfit(keys, key, data) === undefined;
+}
+
+/**
+ * Why `data` is not what a read of `key` can return (resource content: the error the read would
+ * have failed with, WRONG_URI or EMPTY_CONTENTS), or undefined when it is.
+ */
+export function misfit(keys: McpKeys, key: QueryKey, data: unknown): Error | undefined {
+  const uri = keys.uriOf(key);
+  if (uri !== undefined) {
+    // Content of that resource and no other, with something in it (rule 8).
+    try {
+      checkContents(uri, (typeof data === 'object' && data !== null ? data : {}) as never);
+      return undefined;
+    } catch (error) {
+      return error as Error;
+    }
+  }
+  if (fitsRequest(keys, key, data)) return undefined;
+  return new Error(
+    `a reply from the tab holding the connection to a read of ${JSON.stringify(key).slice(0, 200)} was of another shape, refused`,
+  );
+}
+
+function fitsRequest(keys: McpKeys, key: QueryKey, data: unknown): boolean {
   if (keys.listOf(key) !== undefined) return Array.isArray(data);
   const value = (data ?? {}) as {
     contents?: unknown;
@@ -33,13 +57,5 @@ export function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
     case 'tasks':
       return Array.isArray(data);
   }
-  // Content of that resource and no other, with something in it (rule 8).
-  const uri = keys.uriOf(key);
-  if (uri === undefined || typeof data !== 'object' || data === null) return false;
-  try {
-    checkContents(uri, data as ReadResourceResult);
-    return true;
-  } catch {
-    return false;
-  }
+  return false;
 }

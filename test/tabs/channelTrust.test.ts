@@ -1,0 +1,82 @@
+/**
+ * What a follower takes from the channel (rule 8 for tab messages, SECURITY.md "Tabs"): any
+ * script of the origin can post a reply or content, so a follower takes only what a read of
+ * that key could have returned, dated no later than now. Fake tabs as in roles.test.ts.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { track } from '../support/deferred';
+import {
+  contents,
+  GROUP,
+  group,
+  resourceKey,
+  type Tab,
+  withFakeTabs,
+} from '../support/tabsHarness';
+
+withFakeTabs();
+
+describe('what a follower takes from the channel (rule 8, rule 14)', () => {
+  it('a reply to a read with another resource’s content is refused (WRONG_URI), and its date in the far future does not shut out later content', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const read = track(
+      b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions('doc://1'), retry: false }),
+    );
+    const view = b.observe('doc://1');
+    await settle();
+    const { id } = hub.sent(b.label, 'read')[0] as { id: number };
+    hub.inject(GROUP, {
+      type: 'reply',
+      to: b.id,
+      id,
+      value: contents('evil://elsewhere', 'planted'),
+      updatedAt: 8.64e15,
+    });
+    await settle();
+    expect(read.error).toMatchObject({ code: 'WRONG_URI' });
+    expect(view.data()).toBeUndefined();
+
+    a.local.answer(0, contents('doc://1', 'v1'));
+    await settle();
+    expect(view.data()).toEqual(contents('doc://1', 'v1'));
+    // Content dated far ahead is not taken either: it would shut out every later read.
+    hub.inject(GROUP, {
+      type: 'data',
+      key: resourceKey('doc://1'),
+      data: contents('doc://1', 'planted'),
+      updatedAt: 8.64e15,
+    });
+    await settle();
+    expect(view.data()).toEqual(contents('doc://1', 'v1'));
+
+    await vi.advanceTimersByTimeAsync(1000);
+    void a.queryClient.invalidateQueries({ queryKey: resourceKey('doc://1') });
+    await settle();
+    a.local.answerKey(resourceKey('doc://1'), contents('doc://1', 'v2'));
+    await settle();
+    expect(view.data()).toEqual(contents('doc://1', 'v2'));
+  });
+
+  it('a reply to a read dated in the future is refused, its content with it', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [, b] = tabs as [Tab, Tab];
+    const read = track(
+      b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions('doc://1'), retry: false }),
+    );
+    await settle();
+    const { id } = hub.sent(b.label, 'read')[0] as { id: number };
+    hub.inject(GROUP, {
+      type: 'reply',
+      to: b.id,
+      id,
+      value: contents('doc://1', 'planted'),
+      updatedAt: 8.64e15,
+    });
+    await settle();
+    expect(read.error).toMatchObject({
+      message: expect.stringMatching(/ahead of this tab's clock/),
+    });
+    expect(b.queryClient.getQueryData(resourceKey('doc://1'))).toBeUndefined();
+  });
+});

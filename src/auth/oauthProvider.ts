@@ -7,9 +7,11 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { McpQueryError } from '../core/errors';
 import { invalidUrl } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/signIn';
 import { Credentials, canonicalResource, otherServer, whoSignedIn } from './credentials';
+import type { OAuthProviderOptions } from './options';
 import { popupCallback } from './popup';
 import { revokeRefreshToken } from './revoke';
 import {
@@ -19,37 +21,9 @@ import {
   refuseWithoutPkce,
   type SignIn,
 } from './signIn';
-import { type StorageChoice, signInStorage, tokenStorage } from './storage';
+import { signInStorage, tokenStorage } from './storage';
 
-export interface OAuthProviderOptions {
-  /** The MCP server, as given to McpProvider's `url`. */
-  serverUrl: string | URL;
-  /** The page the authorization server returns to; it calls `completeAuthorization`. */
-  redirectUrl: string | URL;
-  /** Sent when registering dynamically; `redirect_uris` and grant types are filled in. */
-  clientMetadata?: Partial<OAuthClientMetadata>;
-  /** A client ID metadata document URL (https, with a path): used where the server supports it. */
-  clientMetadataUrl?: string;
-  /** A client registered beforehand (no dynamic registration). */
-  clientInformation?: StoredOAuthClientInformation;
-  /** `redirect` (default) leaves the page; `popup` signs in in a window and stays. */
-  mode?: 'redirect' | 'popup';
-  /**
-   * Where tokens live: `'session'` (default: the tab's sessionStorage),
-   * `'local'`, `'memory'`, or a storage of your own (SECURITY.md weighs them).
-   * The `state` and PKCE verifier of a sign-in live only while it does: in
-   * the page (popup), in sessionStorage (redirect), or in your storage.
-   */
-  storage?: StorageChoice;
-  /** Prefix of the storage keys (default: one per server URL). */
-  storageKey?: string;
-  /**
-   * How the user is sent to the authorization page. Default: redirect mode
-   * navigates this window, popup mode opens one. Tests and native shells
-   * replace it.
-   */
-  navigate?: (url: URL) => void | Promise<void>;
-}
+export type { OAuthProviderOptions };
 
 /**
  * An OAuth client for a browser (or anything with a storage and a way to
@@ -272,7 +246,12 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     }
     if (this.#options.mode === 'popup') {
       const state = () => this.#signIn.get().state;
-      await this.complete(await popupCallback(url, this.redirectUrl, state));
+      const callback = await popupCallback(url, this.redirectUrl, state).catch((error) => {
+        // Closed before it answered: that sign-in is over, and the next one starts afresh.
+        if (error instanceof McpQueryError && error.code === 'CANCELLED') this.#abandon(url);
+        throw error;
+      });
+      await this.complete(callback);
       return;
     }
     const { location } = globalThis as unknown as {
@@ -335,6 +314,13 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     if (latest?.refresh_token && endpoint && client) {
       await revokeRefreshToken(endpoint, latest.refresh_token, client);
     }
+  }
+
+  /** The sign-in `url` started is over unfinished: its secrets go, unless another replaced it. */
+  #abandon(url: URL): void {
+    if (this.#signIn.get().state === url.searchParams.get('state')) this.#signIn.clear();
+    if (this.#pending === url) this.#pending = undefined;
+    this.#notify();
   }
 
   #notify(): void {

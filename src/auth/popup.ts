@@ -1,7 +1,12 @@
+import { McpQueryError } from '../core/errors';
+
 export const CALLBACK_MESSAGE = 'mcp-react-query:oauth-callback';
 
+/** How often the popup is checked for having been closed. */
+export const POPUP_POLL_MS = 500;
+
 interface Page {
-  open(url: string, target: string, features: string): unknown;
+  open(url: string, target: string, features: string): { closed?: boolean } | null;
   addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
   removeEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
 }
@@ -13,6 +18,10 @@ interface Page {
  * from the popup itself, on the redirect page's origin, carrying this
  * sign-in's `state` (checked first) and the callback path, is heard;
  * anything else is ignored and listening goes on.
+ *
+ * A popup closed before it answered (by the user, or cut off from this page
+ * by the authorization server's Cross-Origin-Opener-Policy, which reads as
+ * closed) rejects with `CANCELLED`. Either way nothing is left listening.
  */
 export function popupCallback(
   url: URL,
@@ -22,7 +31,12 @@ export function popupCallback(
   const page = globalThis as unknown as Page;
   const expected = new URL(redirectUrl);
   return new Promise<string>((resolve, reject) => {
-    let popup: unknown;
+    let popup: { closed?: boolean } | undefined;
+    let watch: ReturnType<typeof setInterval> | undefined;
+    const end = () => {
+      page.removeEventListener('message', onMessage);
+      clearInterval(watch);
+    };
     const onMessage = (event: MessageEvent) => {
       if (popup === undefined || event.source !== popup || event.origin !== expected.origin) return;
       const data = event.data as { type?: unknown; url?: unknown } | null;
@@ -33,14 +47,29 @@ export function popupCallback(
       if (expectedState === undefined || callback.searchParams.get('state') !== expectedState)
         return;
       if (callback.origin !== expected.origin || callback.pathname !== expected.pathname) return;
-      page.removeEventListener('message', onMessage);
+      end();
       resolve(callback.href);
     };
     page.addEventListener('message', onMessage);
     popup = page.open(url.href, 'mcp-oauth', 'popup,width=520,height=720') ?? undefined;
     if (popup === undefined) {
-      page.removeEventListener('message', onMessage);
+      end();
       reject(new Error('the sign-in popup was blocked: call authorize() from a click'));
+      return;
     }
+    // The popup posts its answer and then closes: the close may be seen before the message
+    // arrives, so it counts once seen twice in a row.
+    let closedFor = 0;
+    watch = setInterval(() => {
+      closedFor = popup?.closed ? closedFor + 1 : 0;
+      if (closedFor < 2) return;
+      end();
+      reject(
+        new McpQueryError(
+          'CANCELLED',
+          'the sign-in popup was closed before it answered (or the authorization server cut it off from this page with Cross-Origin-Opener-Policy): nothing was signed in; authorize() starts a new sign-in',
+        ),
+      );
+    }, POPUP_POLL_MS);
   });
 }

@@ -8,10 +8,10 @@
  * the authorization server, the protected servers, the code exchange. The real-browser check is
  * test/e2e/signin.e2e.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createOAuthProvider } from '../../src/auth';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { completeAuthorization, createOAuthProvider, memoryStorage } from '../../src/auth';
 import { ERA_CASES } from '../support/eras';
-import { closeAll, connect, protectedServer } from '../support/oauth';
+import { atEnd, closeAll, connect, protectedServer } from '../support/oauth';
 import { disposeSyncs } from '../support/syncs';
 import { eventually } from '../support/wait';
 
@@ -20,6 +20,7 @@ const realOpen = window.open;
 
 afterEach(async () => {
   window.open = realOpen;
+  vi.unstubAllGlobals();
   document.body.replaceChildren();
   await disposeSyncs();
   await closeAll();
@@ -94,6 +95,110 @@ describe.each(ERA_CASES)('the sign-in popup ($kind)', ({ kind }) => {
     expect(authServer.stats()).toMatchObject({ codeExchanges: 1, tokenErrors: 0 });
     await eventually(() => expect(sync.getState().status).toBe('ready'));
     expect(sync.getState().error).toBeUndefined();
+  });
+
+  it('closing the popup ends the sign-in: CANCELLED, nothing left listening, and a retry starts afresh', async () => {
+    const { server } = await protectedServer(kind);
+    const listening = new Set<unknown>();
+    const { addEventListener, removeEventListener } = window;
+    window.addEventListener = ((type: string, listener: unknown, ...rest: never[]) => {
+      if (type === 'message') listening.add(listener);
+      addEventListener.call(window, type, listener as EventListener, ...rest);
+    }) as typeof window.addEventListener;
+    window.removeEventListener = ((type: string, listener: unknown, ...rest: never[]) => {
+      if (type === 'message') listening.delete(listener);
+      removeEventListener.call(window, type, listener as EventListener, ...rest);
+    }) as typeof window.removeEventListener;
+    atEnd(() => {
+      window.addEventListener = addEventListener;
+      window.removeEventListener = removeEventListener;
+    });
+    // The user closes the popup (or the authorization server's COOP cuts it off: it reads as closed).
+    const closed = { closed: false, close() {} };
+    const opened: string[] = [];
+    window.open = ((url: string) => {
+      opened.push(url);
+      return closed;
+    }) as typeof window.open;
+    const provider = createOAuthProvider({
+      serverUrl: server.url,
+      redirectUrl: `${location.origin}/callback`,
+      mode: 'popup',
+      storage: 'memory',
+    });
+    const { sync } = connect(server, provider);
+    await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+    const first = provider.authorize();
+    const failed = first.catch((error: unknown) => error);
+    await eventually(() => expect(opened).toHaveLength(1));
+    expect(listening.size).toBe(1);
+    closed.closed = true;
+    const error = await failed;
+    expect(error).toMatchObject({
+      code: 'CANCELLED',
+      message: expect.stringMatching(/popup was closed/),
+    });
+    expect(listening.size).toBe(0);
+    expect(provider.pendingAuthorization).toBeUndefined();
+
+    // Again, and this time the user signs in: a new sign-in (its own state), and it succeeds.
+    const popup = frame();
+    window.open = ((url: string) => {
+      opened.push(url);
+      return popup;
+    }) as typeof window.open;
+    const second = provider.authorize();
+    await eventually(() => expect(opened).toHaveLength(2));
+    const [was, now] = opened.map((url) => new URL(url).searchParams.get('state'));
+    expect(now).toBeTruthy();
+    expect(now).not.toBe(was);
+    const response = await fetch(opened[1] as string, { redirect: 'manual' });
+    const callback = response.headers.get('location') ?? '';
+    window.dispatchEvent(
+      new MessageEvent('message', {
+        data: { type: CALLBACK_MESSAGE, url: callback },
+        source: popup,
+        origin: location.origin,
+      }),
+    );
+    await second;
+    await eventually(() => expect(sync.getState().status).toBe('ready'));
+    expect(listening.size).toBe(0);
+  });
+
+  it("with a storage the popup shares, the popup's callback page still hands the answer to the page that opened it", async () => {
+    const { server } = await protectedServer(kind);
+    const storage = memoryStorage(); // the app's own, which the popup's page sees too
+    const redirectUrl = `${location.origin}/callback`;
+    const options = { serverUrl: server.url, redirectUrl, mode: 'popup' as const, storage };
+    const opener = createOAuthProvider(options);
+    const popup = frame();
+    const opened: string[] = [];
+    window.open = ((url: string) => {
+      opened.push(url);
+      return popup;
+    }) as typeof window.open;
+    const { sync } = connect(server, opener);
+    await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+    const signedIn = opener.authorize();
+    await eventually(() => expect(opened).toHaveLength(1));
+    const response = await fetch(opened[0] as string, { redirect: 'manual' });
+    const callback = new URL(response.headers.get('location') ?? '');
+    // The popup's callback page: its own provider, on the same storage, with the popup's opener.
+    const close = vi.fn();
+    vi.stubGlobal('opener', {
+      postMessage: (data: unknown, origin: string) =>
+        window.dispatchEvent(new MessageEvent('message', { data, source: popup, origin })),
+    });
+    vi.stubGlobal('close', close);
+    history.replaceState(null, '', `${callback.pathname}${callback.search}`);
+    await expect(completeAuthorization(createOAuthProvider(options))).resolves.toMatchObject({
+      popup: true,
+    });
+    history.replaceState(null, '', '/');
+    expect(close).toHaveBeenCalled();
+    await signedIn;
+    await eventually(() => expect(sync.getState().status).toBe('ready'));
   });
 
   it('keeps the sign-in secrets in the page: nothing of it in any web storage', async () => {

@@ -46,6 +46,10 @@ export function attach(
   return attachment.signal;
 }
 
+/** Whether an McpCacheSync serves `scope` on `client` now. */
+export const isServed = (client: QueryClient, scope: string | undefined): boolean =>
+  attached.get(client)?.has(scopeKey(scope)) === true;
+
 /** The attachment that returned `signal` stops serving (if it still was). */
 export function detach(client: QueryClient, scope: string | undefined, signal: AbortSignal): void {
   const scoped = attached.get(client);

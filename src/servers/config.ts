@@ -12,7 +12,10 @@ export type ServerAuth = 'oauth' | 'none';
 export interface McpServerInput {
   url: string;
   name: string;
-  /** The server's scope (`{ scope: id }` in every hook); derived from the name when omitted. */
+  /**
+   * How every hook names the server (`{ scope: id }`); derived from the name
+   * when omitted, never a scope the app's own providers use.
+   */
   id?: string;
   /** Sent with every request to the server's origin (an API key, a tenant header). */
   headers?: Record<string, string>;
@@ -97,7 +100,7 @@ export function idFromName(name: string): string {
 }
 
 /** `base`, or `base-2`, `base-3`… whichever no server has. */
-export function uniqueId(base: string, taken: ReadonlySet<string>): string {
+export function uniqueId(base: string, taken: { has(id: string): boolean }): string {
   if (!taken.has(base)) return base;
   for (let n = 2; ; n += 1) {
     const id = `${base}-${n}`;
@@ -128,11 +131,14 @@ function checkHeaders(value: unknown): Record<string, string> | string | undefin
  * One server as it may be used: each field checked and normalised, and the
  * URL, name and id unique among `others`. Also how stored entries and other
  * tabs' messages are read, so a tampered entry is refused, never connected.
+ * A new server's id is never a scope the app's own providers use
+ * (`appScope`): a derived one goes around it, a given one is refused.
  */
 export function checkServer(
   input: unknown,
   others: readonly McpServerConfig[],
   makeId = true,
+  appScope: (id: string) => boolean = () => false,
 ): ServerConfigResult {
   if (input === null || typeof input !== 'object') return refuse('invalid-url', 'no server given');
   const raw = input as Record<string, unknown>;
@@ -154,7 +160,8 @@ export function checkServer(
   }
   let id = raw.id;
   if (id === undefined && makeId) {
-    id = uniqueId(idFromName(name), new Set(others.map((other) => other.id)));
+    const ids = new Set(others.map((other) => other.id));
+    id = uniqueId(idFromName(name), { has: (taken) => ids.has(taken) || appScope(taken) });
   }
   if (typeof id !== 'string' || !ID.test(id)) {
     return refuse(
@@ -164,6 +171,9 @@ export function checkServer(
   }
   if (others.some((other) => other.id === id)) {
     return refuse('duplicate-id', `a server with id "${id}" is already added`);
+  }
+  if (appScope(id)) {
+    return refuse('duplicate-id', `"${id}" is the scope of one of the app's own providers`);
   }
   return {
     ok: true,

@@ -5,7 +5,13 @@ import type { ServerRuntime } from './runtime';
 
 /** One server as the list shows it: its configuration and its connection now. */
 export interface McpServer {
+  /** How every hook names it: `useResource(uri, { scope: server.id })`. */
   readonly id: string;
+  /**
+   * Its scope on the QueryClient, which nothing else uses (the storage key
+   * and the id): for query options outside React, `resourceQueryOptions(uri, { scope })`.
+   */
+  readonly scope: string;
   readonly name: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>> | undefined;
@@ -49,6 +55,7 @@ export function serverEntry(runtime: ServerRuntime, previous: McpServer | undefi
   }
   return {
     id: config.id,
+    scope: runtime.scope,
     name: config.name,
     url: config.url,
     headers: config.headers,

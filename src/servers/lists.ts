@@ -11,12 +11,15 @@ import { type Qualified, qualify } from './qualify';
 export function qualifiedOf<T extends { name: string }>(
   queryClient: QueryClient,
   servers: readonly ServerRef[],
+  scopeOf: (id: string) => string,
   kind: 'tools' | 'prompts',
   separator: string,
 ): Qualified<T>[] {
   const groups = servers.map((server) => ({
     server,
-    items: (queryClient.getQueryData(createMcpKeys(server.id).list(kind)) as T[] | undefined) ?? [],
+    items:
+      (queryClient.getQueryData(createMcpKeys(scopeOf(server.id)).list(kind)) as T[] | undefined) ??
+      [],
   }));
   return qualify(groups, separator);
 }

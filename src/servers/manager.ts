@@ -3,6 +3,7 @@ import type { QueryClient } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import { Holds } from '../core/holds';
 import type { McpCacheSync } from '../core/mcpCacheSync';
+import { isServed } from '../core/routing';
 import type { CallToolVariables } from '../core/tools';
 import {
   checkServer,
@@ -24,8 +25,9 @@ import { removeScope, resetScope, ServerRuntime } from './runtime';
 export type { AddServerResult, McpServer, McpServerPatch };
 
 /**
- * The servers a user added, each its own McpCacheSync (scope = the server's
- * id) made and ended here, never by a render: adding, editing or removing
+ * The servers a user added, each its own McpCacheSync (on a scope of its
+ * own, `scopeOf(id)`, which no app provider shares) made and ended here,
+ * never by a render: adding, editing or removing
  * one never touches another's connection. The list is configuration only
  * (no token), kept in a storage, restored on reload and followed across
  * tabs (`ConfigStore`). docs/design.md, "Many servers".
@@ -34,6 +36,7 @@ export class McpServerManager {
   readonly queryClient: QueryClient;
   readonly separator: string;
   readonly #options: McpServerManagerOptions;
+  readonly #storageKey: string;
   readonly #store: ConfigStore;
   readonly #runtimes = new Map<string, ServerRuntime>();
   readonly #entries = new WeakMap<ServerRuntime, McpServer>();
@@ -52,8 +55,9 @@ export class McpServerManager {
     this.separator = options.separator ?? DEFAULT_SEPARATOR;
     this.#options = options;
     const { storage, channel } = options;
+    this.#storageKey = options.storageKey ?? DEFAULT_STORAGE_KEY;
     this.#store = new ConfigStore({
-      key: options.storageKey ?? DEFAULT_STORAGE_KEY,
+      key: this.#storageKey,
       storage,
       channel,
     });
@@ -64,6 +68,9 @@ export class McpServerManager {
   // ── the list ─────────────────────────────────────────────────────────────
 
   getServers = (): readonly McpServer[] => this.#servers;
+
+  /** A server's scope on the QueryClient, which no app provider or other manager has. */
+  scopeOf = (id: string): string => `${this.#storageKey}/${id}`;
 
   /** The McpCacheSync of each server, by id (a new map only when one comes, goes or is replaced). */
   getSyncs = (): ReadonlyMap<string, McpCacheSync> => this.#syncs;
@@ -87,7 +94,7 @@ export class McpServerManager {
       result =
         servers.length >= MAX_SERVERS
           ? { ok: false, problem: 'too-many', message: `at most ${MAX_SERVERS} servers` }
-          : checkServer(input, servers);
+          : checkServer(input, servers, true, (id) => isServed(this.queryClient, id));
       return result.ok ? [...servers, result.server] : undefined;
     });
     const checked = result as ServerConfigResult;
@@ -155,7 +162,8 @@ export class McpServerManager {
    * (`qualify.ts`), servers in the order they were added.
    */
   qualified<T extends { name: string }>(kind: 'tools' | 'prompts'): Qualified<T>[] {
-    return qualifiedOf<T>(this.queryClient, this.#store.servers, kind, this.separator);
+    const { queryClient, separator } = this;
+    return qualifiedOf<T>(queryClient, this.#store.servers, this.scopeOf, kind, separator);
   }
 
   /** Which server and tool a qualified name stands for. */
@@ -250,17 +258,13 @@ export class McpServerManager {
       this.#unwatch.get(runtime)?.();
       ending.push(runtime.end());
       // Synchronously: nothing renders the ended connection's data from now on.
-      if (config) resetScope(this.queryClient, id);
-      else removeScope(this.queryClient, id);
+      if (config) resetScope(this.queryClient, runtime.scope);
+      else removeScope(this.queryClient, runtime.scope);
     }
     for (const config of wanted.values()) {
       if (this.#runtimes.has(config.id)) continue;
-      const runtime = new ServerRuntime(
-        config,
-        this.queryClient,
-        this.#options,
-        this.#options.signIn,
-      );
+      const scope = this.scopeOf(config.id);
+      const runtime = new ServerRuntime(config, scope, this.queryClient, this.#options);
       this.#runtimes.set(config.id, runtime);
       if (this.#started && !this.#disposing) {
         this.#watch(runtime);
@@ -310,17 +314,15 @@ export class McpServerManager {
   /** The list changed (a server came, went or was replaced): every snapshot is made again. */
   #publish(): void {
     const servers = this.#store.servers.map((config) => this.#entryOf(config.id) as McpServer);
-    const syncs = new Map(servers.map(({ id }) => [id, this.#runtimes.get(id)?.sync]));
+    const syncs = servers.map(({ id }) => this.#runtimes.get(id)?.sync as McpCacheSync);
     let changed = false;
-    if (servers.length !== this.#servers.length || servers.some((s, i) => s !== this.#servers[i])) {
+    if (!same(servers, this.#servers)) {
       this.#servers = servers;
       changed = true;
     }
-    if (
-      syncs.size !== this.#syncs.size ||
-      [...syncs].some(([id, s]) => this.#syncs.get(id) !== s)
-    ) {
-      this.#syncs = syncs as Map<string, McpCacheSync>;
+    // The same syncs in the same places are the same servers (a sync serves one id).
+    if (!same(syncs, [...this.#syncs.values()])) {
+      this.#syncs = new Map(servers.map(({ id }, i) => [id, syncs[i] as McpCacheSync]));
       changed = true;
     }
     this.#elicitations.setSources(
@@ -340,3 +342,6 @@ export class McpServerManager {
     return entry;
   }
 }
+
+const same = <T>(a: readonly T[], b: readonly T[]) =>
+  a.length === b.length && a.every((item, i) => item === b[i]);

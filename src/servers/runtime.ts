@@ -10,8 +10,8 @@ import type { ServerConnectionOptions } from './options';
 import type { ServerSignIn } from './signIn';
 
 /**
- * One configured server while it is in the list: its own McpCacheSync (its
- * scope is the server's id), its own server requests and, when it signs
+ * One configured server while it is in the list: its own McpCacheSync (on
+ * its own scope, `scope`), its own server requests and, when it signs
  * in, its own OAuth provider. Made once per configuration; a change of
  * anything but the name makes a new one, so nothing of the old connection
  * (a token, a session, a header) carries over.
@@ -28,10 +28,11 @@ export class ServerRuntime {
 
   constructor(
     config: McpServerConfig,
+    readonly scope: string,
     queryClient: QueryClient,
-    options: ServerConnectionOptions,
-    signIn: Pick<ServerSignIn, 'providerFor'> | undefined,
+    options: ServerConnectionOptions & { signIn?: Pick<ServerSignIn, 'providerFor'> },
   ) {
+    const { signIn } = options;
     this.config = config;
     this.requests = options.serverRequests && createServerRequests(options.serverRequests);
     this.provider = wantsOAuth(config, signIn) ? signIn?.providerFor(config) : undefined;
@@ -39,7 +40,7 @@ export class ServerRuntime {
       ...connectionOf(options),
       queryClient,
       url: config.url,
-      scope: config.id,
+      scope,
       ...(config.headers && { fetch: withHeaders(options.fetch, config.url, config.headers) }),
       ...(this.provider && { authProvider: this.provider }),
       ...(this.requests && { serverRequests: this.requests }),
@@ -143,20 +144,22 @@ export function withHeaders(
   };
 }
 
-const ofScope = (id: string) => (query: { queryKey: readonly unknown[] }) =>
-  query.queryKey[0] === 'mcp' && query.queryKey[1] === id;
+const ofScope = (scope: string) => (query: { queryKey: readonly unknown[] }) =>
+  query.queryKey[0] === 'mcp' && query.queryKey[1] === scope;
 
 /**
  * A removed server leaves nothing in the cache: every entry of its scope
  * goes, private or not, reads in flight included, and so do the tool calls
  * made on its scope (their variables and results are its data too).
  */
-export function removeScope(queryClient: QueryClient, id: string): void {
-  void queryClient.cancelQueries({ predicate: ofScope(id) }).catch(() => {});
-  queryClient.removeQueries({ predicate: ofScope(id) });
+export function removeScope(queryClient: QueryClient, scope: string): void {
+  void queryClient.cancelQueries({ predicate: ofScope(scope) }).catch(() => {});
+  queryClient.removeQueries({ predicate: ofScope(scope) });
   const mutations = queryClient.getMutationCache();
   for (const mutation of mutations.getAll()) {
-    if (ofScope(id)({ queryKey: mutation.options.mutationKey ?? [] })) mutations.remove(mutation);
+    if (ofScope(scope)({ queryKey: mutation.options.mutationKey ?? [] })) {
+      mutations.remove(mutation);
+    }
   }
 }
 
@@ -166,9 +169,9 @@ export function removeScope(queryClient: QueryClient, id: string): void {
  * someone shows it (they never see it again, and it loads anew once the new
  * connection starts) and removed elsewhere.
  */
-export function resetScope(queryClient: QueryClient, id: string): void {
+export function resetScope(queryClient: QueryClient, scope: string): void {
   const cache = queryClient.getQueryCache();
-  for (const query of cache.findAll({ predicate: ofScope(id) }) as Query[]) {
+  for (const query of cache.findAll({ predicate: ofScope(scope) }) as Query[]) {
     if (query.observers.length > 0) query.reset();
     else cache.remove(query);
   }

@@ -8,7 +8,7 @@
 import { MutationObserver } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../src/auth';
-import { callToolMutationOptions, type McpCacheSync } from '../../src/core';
+import { callToolMutationOptions, McpCacheSync } from '../../src/core';
 import type { McpServerManager } from '../../src/servers';
 import type { TestServer } from '../servers';
 import { ERA_CASES, text } from '../support/eras';
@@ -17,8 +17,10 @@ import {
   authServer,
   closeAll,
   DOC,
+  FAST,
   idle,
   observe,
+  observeScope,
   openManager,
   serverOf,
   statusOf,
@@ -185,6 +187,67 @@ function tabHas(manager: McpServerManager, id: string): boolean {
   return manager.getServers().some((server) => server.id === id);
 }
 
+describe('McpServerManager: the app’s own scopes', () => {
+  /** The app's own first-party server on the manager's QueryClient, as `<McpProvider scope>`. */
+  function appProvider(tab: Tab, scope: string, url: string) {
+    const sync = new McpCacheSync(
+      { queryClient: tab.queryClient, url, scope, reconnect: FAST },
+      'on-mount',
+    );
+    const release = sync.mount();
+    atEnd(async () => {
+      release();
+      await sync.dispose();
+    });
+  }
+
+  it('a server named like an app scope never takes it over, whichever mounts first; removing it leaves the app’s scope served', async () => {
+    const [own, added, later] = await Promise.all([
+      serverOf('modern', 'own'),
+      serverOf('modern', 'added'),
+      serverOf('legacy-v2', 'later'),
+    ]);
+    const tab = openManager();
+    appProvider(tab, 'docs', own.url);
+    const appDocs = observeScope(tab.queryClient, 'docs');
+    await eventually(() => expect(appDocs.text()).toBe('own doc'));
+    // The user adds "Docs": its id would be `docs`, a scope the app serves, so it gets another.
+    const result = tab.manager.add({ name: 'Docs', url: added.url });
+    expect(result).toMatchObject({ ok: true, server: { id: 'docs-2' } });
+    expect(tab.manager.add({ id: 'docs', name: 'Docs again', url: later.url })).toMatchObject({
+      ok: false,
+      problem: 'duplicate-id',
+      message: expect.stringContaining('"docs"'),
+    });
+    const userDocs = observe(tab, 'docs-2');
+    await eventually(() => expect(userDocs.text()).toBe('added doc'));
+    expect(appDocs.text()).toBe('own doc');
+
+    // A server whose id the app takes as its scope later (the list was stored before): neither
+    // takes the other's scope on the QueryClient.
+    tab.manager.add({ id: 'notes', name: 'Notes', url: later.url });
+    const userNotes = observe(tab, 'notes');
+    await eventually(() => expect(userNotes.text()).toBe('later doc'));
+    appProvider(tab, 'notes', own.url);
+    const appNotes = observeScope(tab.queryClient, 'notes');
+    await eventually(() => expect(appNotes.text()).toBe('own doc'));
+    later.setText(DOC, 'later doc v2');
+    await eventually(() => expect(userNotes.text()).toBe('later doc v2'));
+    expect(appNotes.text()).toBe('own doc');
+
+    // Removing them takes nothing of the app's: its scopes stay served and live.
+    await tab.manager.remove('docs-2');
+    await tab.manager.remove('notes');
+    own.setText(DOC, 'own doc v2');
+    await eventually(() => {
+      expect(appDocs.text()).toBe('own doc v2');
+      expect(appNotes.text()).toBe('own doc v2');
+    });
+    const fresh = observeScope(tab.queryClient, 'docs');
+    await eventually(() => expect(fresh.text()).toBe('own doc v2'));
+  });
+});
+
 describe('McpServerManager: removing one server ends it completely', () => {
   it('its entries go from the cache, the other server’s entry of the same URI stays', async () => {
     const [a, b] = await Promise.all([serverOf('modern', 'A'), serverOf('legacy-v2', 'B')]);
@@ -205,8 +268,8 @@ describe('McpServerManager: removing one server ends it completely', () => {
       .getQueryCache()
       .getAll()
       .map((query) => query.queryKey);
-    expect(keys.filter((key) => key[1] === 'a')).toEqual([]);
-    expect(keys).toContainEqual(['mcp', 'b', 'resource', DOC]);
+    expect(keys.filter((key) => key[1] === tab.manager.scopeOf('a'))).toEqual([]);
+    expect(keys).toContainEqual(['mcp', tab.manager.scopeOf('b'), 'resource', DOC]);
     await eventually(() => expect(idle(a)).toBe(true));
     a.setText(DOC, 'A doc v2');
     b.setText(DOC, 'B doc v3');
@@ -267,7 +330,7 @@ describe.each(ERA_CASES)('McpServerManager: a server with a question open ($kind
       tab.queryClient
         .getQueryCache()
         .getAll()
-        .filter((query) => query.queryKey[1] === 'asking'),
+        .filter((query) => query.queryKey[1] === tab.manager.scopeOf('asking')),
     ).toEqual([]);
     expect(tab.queryClient.getMutationCache().getAll()).toEqual([]);
     await eventually(() => {

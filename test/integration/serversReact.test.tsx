@@ -31,6 +31,7 @@ import {
   closeAll,
   DOC,
   FAST,
+  openManager,
   serverOf,
   UNREACHABLE,
   wire,
@@ -155,6 +156,12 @@ function NearestAndScoped({ scope }: { scope: string }) {
 /** Its children once the servers list has something (a scope must exist to be read). */
 function WithServers({ children }: { children: ReactNode }) {
   return useMcpServers().servers.length > 0 ? children : null;
+}
+
+/** The app's own doc, read through its `<McpProvider scope>`. */
+function AppDoc({ scope }: { scope: string }) {
+  const doc = useResource(DOC, { scope });
+  return <span data-testid={`app-${scope}`}>{textOf(doc.data)}</span>;
 }
 
 function Nearest() {
@@ -345,6 +352,43 @@ describe('McpServersProvider and useMcpServers', () => {
       expect(shown('nearest')).toBe('outer doc');
       expect(shown('tools')).toBe('whoami,added_only');
     });
+  });
+
+  it('under the app’s own <McpProvider scope>, a user’s server never answers for that scope', async () => {
+    const [own, added, stored] = await Promise.all([
+      serverOf('modern', 'own'),
+      serverOf('modern', 'added'),
+      serverOf('modern', 'stored'),
+    ]);
+    // Stored before the app had a scope "notes" of its own.
+    const storage = memoryStorage();
+    const before = openManager({ storage });
+    before.manager.add({ id: 'notes', name: 'Notes', url: stored.url });
+    await before.close();
+    const queryClient = new QueryClient();
+    atEnd(() => queryClient.clear());
+    render(
+      <QueryClientProvider client={queryClient}>
+        <McpProvider url={own.url} scope="docs" reconnect={FAST}>
+          <McpProvider url={own.url} scope="notes" reconnect={FAST}>
+            <McpServersProvider storage={storage} channel={null} reconnect={FAST}>
+              <AddForm url={added.url} />
+              <AppDoc scope="docs" />
+              <AppDoc scope="notes" />
+              <ServerList />
+            </McpServersProvider>
+          </McpProvider>
+        </McpProvider>
+      </QueryClientProvider>,
+    );
+    fireEvent.click(screen.getByText('add docs'));
+    expect(shown('message')).toBe('added docs-2');
+    await eventually(() => {
+      expect(shown('doc-docs-2')).toBe('added doc');
+      expect(statusOf('notes')).toBe('ready');
+    });
+    expect(shown('app-docs')).toBe('own doc');
+    expect(shown('app-notes')).toBe('own doc');
   });
 
   it('a hook without scope under McpServersProvider alone says what is missing', () => {

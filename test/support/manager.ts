@@ -116,7 +116,12 @@ export function openManager(
 
 /** `useResource(uri, { scope: id })` without React: a mounted observer of the server's resource. */
 export function observe(tab: Tab, id: string, uri = DOC) {
-  const observer = new QueryObserver(tab.queryClient, resourceQueryOptions(uri, { scope: id }));
+  return observeScope(tab.queryClient, tab.manager.scopeOf(id), uri);
+}
+
+/** `useResource(uri, { scope })` of any scope of the QueryClient (an app's own provider's, say). */
+export function observeScope(queryClient: QueryClient, scope: string, uri = DOC) {
+  const observer = new QueryObserver(queryClient, resourceQueryOptions(uri, { scope }));
   const stop = observer.subscribe(() => {});
   atEnd(stop);
   return {

@@ -24,7 +24,9 @@ export interface McpServersProviderProps extends Omit<McpServerManagerOptions, '
  * `{ scope: server.id }`, and the `useServer…` hooks read all of them.
  * The manager is made once, when this mounts: its options are read then
  * (changing them later does nothing), and no re-render ever reconnects a
- * server. Inside an `<McpProvider>`, that provider stays the nearest one.
+ * server. Inside an `<McpProvider>`, that provider stays the nearest one,
+ * and the app's providers above keep their scopes: a server the user
+ * gave the same id never answers for them.
  */
 export function McpServersProvider({ children, queryClient, ...options }: McpServersProviderProps) {
   const client = useQueryClient(queryClient);
@@ -34,7 +36,7 @@ export function McpServersProvider({ children, queryClient, ...options }: McpSer
   const parent = useContext(McpContext);
   const value = useMemo<McpContextValue>(() => {
     const byScope = new Map(parent?.byScope);
-    for (const [id, sync] of syncs) byScope.set(id, sync);
+    for (const [id, sync] of syncs) if (!byScope.has(id)) byScope.set(id, sync);
     return { nearest: parent?.nearest, byScope };
   }, [syncs, parent]);
   return (

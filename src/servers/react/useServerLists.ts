@@ -34,7 +34,7 @@ export function useServerLists<T>(hook: string, kind: ListKind): readonly Server
   const servers = useSyncExternalStore(manager.subscribe, manager.getServers, manager.getServers);
   return useQueries(
     {
-      queries: servers.map((server) => listQueryOptions(kind, server.id)),
+      queries: servers.map((server) => listQueryOptions(kind, server.scope)),
       combine: (results) =>
         results.map((result, i): ServerList<T> => {
           const server = servers[i] as (typeof servers)[number];

@@ -11,8 +11,8 @@ export function isLiveRequest(keys: McpKeys, key: QueryKey): boolean {
 }
 
 /**
- * Resource content of that resource with something in it, a list, a prompt's messages, a completion's values, a
- * task: what a read of `key` can return.
+ * Resource content of that resource with something in it, a list of items of its kind, a
+ * prompt's messages, a completion's values, a task: what a read of `key` can return.
  */
 export function fitsKey(keys: McpKeys, key: QueryKey, data: unknown): boolean {
   return misfit(keys, key, data) === undefined;
@@ -39,23 +39,41 @@ export function misfit(keys: McpKeys, key: QueryKey, data: unknown): Error | und
   );
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const named = (field: string) => (item: unknown) =>
+  isObject(item) && typeof item[field] === 'string';
+const isTask = (task: unknown) => named('taskId')(task) && named('status')(task);
+const isMessage = (message: unknown) =>
+  isObject(message) && typeof message.role === 'string' && isObject(message.content);
+const every = (data: unknown, item: (entry: unknown) => boolean) =>
+  Array.isArray(data) && data.every(item);
+
+/** What each list's items have (what components showing the list read: a name, a URI). */
+const LIST_ITEMS: Record<string, (item: unknown) => boolean> = {
+  tools: named('name'),
+  prompts: named('name'),
+  resources: named('uri'),
+  resourceTemplates: named('uriTemplate'),
+};
+
 function fitsRequest(keys: McpKeys, key: QueryKey, data: unknown): boolean {
-  if (keys.listOf(key) !== undefined) return Array.isArray(data);
-  const value = (data ?? {}) as {
-    contents?: unknown;
+  const list = keys.listOf(key);
+  if (list !== undefined) return every(data, LIST_ITEMS[list] ?? (() => false));
+  const value = (isObject(data) ? data : {}) as {
     messages?: unknown;
     completion?: { values?: unknown };
     task?: unknown;
   };
   switch (keys.requestOf(key)?.kind) {
     case 'prompt':
-      return Array.isArray(value.messages);
+      return every(value.messages, isMessage);
     case 'completion':
-      return Array.isArray(value.completion?.values);
+      return every(value.completion?.values, (entry) => typeof entry === 'string');
     case 'task':
-      return typeof value.task === 'object' && value.task !== null;
+      return isTask(value.task);
     case 'tasks':
-      return Array.isArray(data);
+      return every(data, isTask);
   }
   return false;
 }

@@ -3,7 +3,9 @@
  * script of the origin can post a reply or content, so a follower takes only what a read of
  * that key could have returned, dated no later than now. Fake tabs as in roles.test.ts.
  */
+import { QueryObserver } from '@tanstack/query-core';
 import { describe, expect, it, vi } from 'vitest';
+import { toolListQueryOptions } from '../../src/core/queryOptions';
 import { track } from '../support/deferred';
 import {
   contents,
@@ -78,5 +80,24 @@ describe('what a follower takes from the channel (rule 8, rule 14)', () => {
       message: expect.stringMatching(/ahead of this tab's clock/),
     });
     expect(b.queryClient.getQueryData(resourceKey('doc://1'))).toBeUndefined();
+  });
+
+  it('a list whose items are not of the list’s kind is not taken: a tool list of [null, 7, "x"] stays the tools read', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const tools = new QueryObserver(b.queryClient, toolListQueryOptions() as never);
+    const stop = tools.subscribe(() => {});
+    await settle();
+    const read = [{ name: 'echo', inputSchema: { type: 'object' } }];
+    a.local.answerKey(['tools'], read);
+    await settle();
+    expect(tools.getCurrentResult().data).toEqual(read);
+    const later = Date.now() + 500;
+    for (const data of [[null, 7, 'x'], [{ name: 7 }], [{}]]) {
+      hub.inject(GROUP, { type: 'data', key: ['tools'], data, updatedAt: later });
+    }
+    await settle();
+    expect(tools.getCurrentResult().data).toEqual(read);
+    stop();
   });
 });

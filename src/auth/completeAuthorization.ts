@@ -3,8 +3,9 @@ import { CALLBACK_MESSAGE } from './popup';
 
 /**
  * For the page the authorization server returns to (the provider's
- * `redirectUrl`). In a sign-in popup it hands the result to the window that
- * opened it and closes; otherwise it finishes the sign-in (state, code and
+ * `redirectUrl`). In a sign-in popup (a window with an opener, and a sign-in
+ * that was not started in it in redirect mode) it hands the result to the
+ * window that opened it and closes; otherwise it finishes the sign-in (state, code and
  * `iss` checks, token exchange), removes the parameters from the address
  * bar (also when that failed) and resolves with where the user was before
  * signing in, for the app's router to go back to.
@@ -20,7 +21,9 @@ export async function completeAuthorization(
     history?: { replaceState(data: unknown, unused: string, url: string): void };
   };
   const url = String(callbackUrl ?? page.location?.href);
-  if (page.opener && page.location && callbackUrl === undefined) {
+  // Only a sign-in started in a popup goes to the opener: a tab that another window opened
+  // (a link with target=_blank, a window.open) finishes its own redirect sign-in.
+  if (page.opener && page.location && callbackUrl === undefined && !provider.finishesHere(url)) {
     page.opener.postMessage({ type: CALLBACK_MESSAGE, url }, page.location.origin);
     page.close?.();
     return { returnTo: undefined, popup: true };

@@ -246,6 +246,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     }
     if (this.#options.mode === 'popup') {
       const state = () => this.#signIn.get().state;
+      this.#signIn.add({ popup: true });
       const callback = await popupCallback(url, this.redirectUrl, state).catch((error) => {
         // Closed before it answered: that sign-in is over, and the next one starts afresh.
         if (error instanceof McpQueryError && error.code === 'CANCELLED') this.#abandon(url);
@@ -290,6 +291,17 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     }
     this.#notify();
     return { returnTo: signIn.returnTo };
+  }
+
+  /**
+   * Whether the callback page finishes the sign-in `callbackUrl` answers
+   * itself: one started here in redirect mode. One started in a popup, or
+   * whose secrets are not here (a popup's stay in the page that opened it),
+   * is handed to the opener.
+   */
+  finishesHere(callbackUrl: string | URL): boolean {
+    const { state, popup } = this.#signIn.get();
+    return state !== undefined && state === readAuthorizationResponse(callbackUrl).state && !popup;
   }
 
   /**

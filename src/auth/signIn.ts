@@ -61,6 +61,8 @@ export interface SignIn {
    * their sign-in, which stays theirs unless the new tokens name someone.
    */
   stepUpOf?: string;
+  /** Started in a popup: its callback page hands the answer to the page that opened it. */
+  popup?: boolean;
 }
 
 /**

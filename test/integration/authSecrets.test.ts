@@ -6,7 +6,7 @@
  * storage unless it chose otherwise. Real servers behind the demo authorization server; the
  * browser's storages are jsdom's.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { completeAuthorization, createOAuthProvider, type KeyValueStorage } from '../../src/auth';
 import { ERA_CASES } from '../support/eras';
 import { closeAll, connect, oauthProvider, protectedServer } from '../support/oauth';
@@ -19,6 +19,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
+  vi.unstubAllGlobals();
   await disposeSyncs();
   await closeAll();
 });
@@ -155,6 +156,47 @@ describe('the callback page', () => {
     expect(failure).toBeInstanceOf(Error);
     expect(location.pathname).toBe(callbackPath);
     expect(location.search).toBe('');
+    history.replaceState(null, '', '/');
+  });
+
+  it('in a tab another window opened, a redirect sign-in finishes in place; one it did not start goes to the opener', async () => {
+    const { server } = await protectedServer('modern');
+    const postMessage = vi.fn();
+    const close = vi.fn();
+    vi.stubGlobal('opener', { postMessage });
+    vi.stubGlobal('close', close);
+    const redirectUrl = `${location.origin}/callback`;
+    let finished: unknown;
+    const provider = createOAuthProvider({
+      serverUrl: server.url,
+      redirectUrl,
+      storage: 'memory',
+      navigate: async (url) => {
+        const callback = await visit(url);
+        history.replaceState(null, '', `${callback.pathname}${callback.search}`);
+        finished = await completeAuthorization(provider).catch((error: unknown) => error);
+      },
+    });
+    await provider.authorize();
+    expect(finished).toEqual({ returnTo: undefined, popup: false });
+    expect(provider.tokens()?.access_token).toBeTruthy();
+    expect(postMessage).not.toHaveBeenCalled();
+    expect(close).not.toHaveBeenCalled();
+    expect(location.search).toBe('');
+
+    // A popup's callback page: the sign-in's secrets stay in the page that opened it.
+    history.replaceState(null, '', '/callback?code=c&state=s');
+    const href = location.href;
+    const popupPage = createOAuthProvider({ serverUrl: server.url, redirectUrl, mode: 'popup' });
+    await expect(completeAuthorization(popupPage)).resolves.toEqual({
+      returnTo: undefined,
+      popup: true,
+    });
+    expect(postMessage).toHaveBeenCalledWith(
+      { type: 'mcp-react-query:oauth-callback', url: href },
+      location.origin,
+    );
+    expect(close).toHaveBeenCalled();
     history.replaceState(null, '', '/');
   });
 });

@@ -49,7 +49,6 @@ export class Follower {
     return this.#requests.make((id) => ({ type: 'read', tab, id, key, fresh }), {
       signal,
       timeoutMs,
-      call: undefined,
     });
   }
 
@@ -75,7 +74,7 @@ export class Follower {
     }) as Promise<CallToolResult>;
   }
 
-  /** A task request, run in the leading tab (like a call: not sent again to the next leader). */
+  /** A task request, run in the leading tab (like a call: not sent again to the next leader, run here if this tab wins before sending it). */
   request(
     method: McpAction,
     params: Record<string, unknown>,
@@ -87,7 +86,7 @@ export class Follower {
       signal,
       // The leader's wait for its connection, then the request; one more for the messages.
       timeoutMs: 3 * context.requestTimeoutMs,
-      call: undefined,
+      action: { method, params },
     });
   }
 
@@ -200,7 +199,7 @@ export class Follower {
   }
 
   /** This tab leads now, or leaves: Requests.handOver. */
-  handOver(to: Pick<Upstream, 'query' | 'callTool'> | undefined, why: string): void {
+  handOver(to: Pick<Upstream, 'query' | 'callTool' | 'request'> | undefined, why: string): void {
     this.#requests.handOver(to, why);
   }
 

@@ -1,5 +1,5 @@
 import { cancelled, McpQueryError } from '../core/errors';
-import type { CallToolVariables, Upstream } from '../core/upstream';
+import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
 import { MAX_REQUESTS_PER_TAB } from './leader';
 import type { TabMessage } from './protocol';
 
@@ -11,6 +11,8 @@ export interface Pending {
   sentTo: string | undefined;
   /** A call, as given (to run it elsewhere if it never left this tab). */
   call: CallToolVariables | undefined;
+  /** A task request (`Upstream.request`), as given, likewise. */
+  action: { method: McpAction; params: Record<string, unknown> } | undefined;
   /** What cancels it (a read's query signal, a call's own). */
   signal: AbortSignal | undefined;
   resolve(value: unknown): void;
@@ -49,10 +51,11 @@ export class Requests {
     options: {
       signal: AbortSignal | undefined;
       timeoutMs: number;
-      call: CallToolVariables | undefined;
+      call?: CallToolVariables;
+      action?: Pending['action'];
     },
   ): Promise<unknown> {
-    const { signal, timeoutMs, call } = options;
+    const { signal, timeoutMs, call, action } = options;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
@@ -86,6 +89,7 @@ export class Requests {
         request: make(id),
         sentTo: undefined,
         call,
+        action,
         signal,
         resolve,
         reject,
@@ -135,20 +139,22 @@ export class Requests {
 
   /**
    * This tab leads now (`to`: its own connection), or leaves (`to`: the membership of its next
-   * group, or nothing). Reads run again through `to`; without one they fail. A call that never
-   * left this tab runs through `to`; one already sent may have run, so it is not repeated but
-   * fails.
+   * group, or nothing). Reads run again through `to`; without one they fail. A call or task
+   * request that never left this tab runs through `to`; one already sent may have run, so it is
+   * not repeated but fails.
    */
-  handOver(to: Pick<Upstream, 'query' | 'callTool'> | undefined, why: string): void {
+  handOver(to: Pick<Upstream, 'query' | 'callTool' | 'request'> | undefined, why: string): void {
     for (const id of [...this.#pending.keys()]) {
       const pending = this.#take(id) as Pending;
-      const { request, call, signal } = pending;
+      const { request, call, action, signal } = pending;
+      const { resolve, reject } = pending;
       if (request.type === 'read') {
-        if (to && signal) to.query(request.key, signal).then(pending.resolve, pending.reject);
-        else pending.reject(new McpQueryError('SUPERSEDED', why));
-      } else if (pending.sentTo === undefined && call && to) {
-        to.callTool(call).then(pending.resolve, pending.reject);
-      } else pending.reject(lostCall());
+        if (to && signal) to.query(request.key, signal).then(resolve, reject);
+        else reject(new McpQueryError('SUPERSEDED', why));
+      } else if (pending.sentTo !== undefined || !to) reject(lostCall());
+      else if (call) to.callTool(call).then(resolve, reject);
+      else if (action) to.request(action.method, action.params, signal).then(resolve, reject);
+      else reject(lostCall());
     }
   }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { internalsOf } from '../../src/core/internals';
 import { track } from '../support/deferred';
-import { group, REQUEST_TIMEOUT_MS, type Tab, withFakeTabs } from '../support/tabsHarness';
+import { browser, group, REQUEST_TIMEOUT_MS, type Tab, withFakeTabs } from '../support/tabsHarness';
 
 withFakeTabs();
 
@@ -54,5 +54,27 @@ describe('a follower’s calls (rule 14, rule 16)', () => {
     await settle();
     expect(request.error).toMatchObject({ code: 'NOT_CONNECTED' });
     expect(ran.state).toBe('rejected');
+  });
+
+  it('a task request made before the tab knows who leads runs in the tab, if it wins the election, like a tool call made then', async () => {
+    const { tabs, open, settle } = await group(1);
+    const [a] = tabs as [Tab];
+    const b = open();
+    // B has not heard who leads yet: its request and call wait in it, unsent.
+    const request = track(internalsOf(b.sync).upstream.request('tasks/cancel', { taskId: 't1' }));
+    const call = b.call({ name: 'echo' });
+    await Promise.resolve();
+    await Promise.resolve();
+    a.crash();
+    await settle();
+    expect(b.tabs()?.leader).toBe(true);
+    expect(b.local.calls).toHaveLength(1);
+    expect(b.local.requests.map(({ method, params }) => ({ method, params }))).toEqual([
+      { method: 'tasks/cancel', params: { taskId: 't1' } },
+    ]);
+    b.local.requests[0]?.answer.resolve({});
+    await settle();
+    expect(request.value).toEqual({});
+    expect(call.state).toBe('pending');
   });
 });

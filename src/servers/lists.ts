@@ -1,7 +1,21 @@
 import type { QueryClient } from '@tanstack/query-core';
 import { createMcpKeys } from '../core/keys';
-import type { ServerRef } from './qualify';
-import { type Qualified, qualify } from './qualify';
+import { type Qualified, qualify, resolveQualified, type ServerRef } from './qualify';
+
+/** Each server with its cached tools or prompts (undefined: not loaded), in the order added. */
+function listsOf<T>(
+  queryClient: QueryClient,
+  servers: readonly ServerRef[],
+  scopeOf: (id: string) => string,
+  kind: 'tools' | 'prompts',
+) {
+  return servers.map((server) => ({
+    server,
+    items: queryClient.getQueryData(createMcpKeys(scopeOf(server.id)).list(kind)) as
+      | T[]
+      | undefined,
+  }));
+}
 
 /**
  * Every server's cached tools or prompts under qualified names, servers in
@@ -15,11 +29,21 @@ export function qualifiedOf<T extends { name: string }>(
   kind: 'tools' | 'prompts',
   separator: string,
 ): Qualified<T>[] {
-  const groups = servers.map((server) => ({
-    server,
-    items:
-      (queryClient.getQueryData(createMcpKeys(scopeOf(server.id)).list(kind)) as T[] | undefined) ??
-      [],
-  }));
-  return qualify(groups, separator);
+  const lists = listsOf<T>(queryClient, servers, scopeOf, kind);
+  return qualify(
+    lists.map(({ server, items }) => ({ server, items: items ?? [] })),
+    separator,
+  );
+}
+
+/** The server and tool a qualified name stands for in the cached lists, or why none. */
+export function toolOf(
+  queryClient: QueryClient,
+  servers: readonly ServerRef[],
+  scopeOf: (id: string) => string,
+  qualifiedName: string,
+  separator: string,
+): { serverId: string; name: string } | { problem: string } {
+  const lists = listsOf<{ name: string }>(queryClient, servers, scopeOf, 'tools');
+  return resolveQualified(qualifiedName, lists, separator);
 }

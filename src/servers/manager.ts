@@ -17,9 +17,9 @@ import {
 import { ConfigStore } from './configStore';
 import { ElicitationsOfServers } from './elicitations';
 import { type AddServerResult, type McpServer, type McpServerPatch, serverEntry } from './entry';
-import { qualifiedOf } from './lists';
-import { DEFAULT_STORAGE_KEY, type McpServerManagerOptions } from './options';
-import { DEFAULT_SEPARATOR, type Qualified, resolveQualified } from './qualify';
+import { qualifiedOf, toolOf } from './lists';
+import { DEFAULT_STORAGE_KEY, type McpServerManagerOptions, separatorOf } from './options';
+import type { Qualified } from './qualify';
 import { removeScope, resetScope, ServerRuntime } from './runtime';
 
 export type { AddServerResult, McpServer, McpServerPatch };
@@ -52,7 +52,7 @@ export class McpServerManager {
   /** Reads the stored list and prepares each server; nothing connects before `mount()`. */
   constructor(options: McpServerManagerOptions) {
     this.queryClient = options.queryClient;
-    this.separator = options.separator ?? DEFAULT_SEPARATOR;
+    this.separator = separatorOf(options);
     this.#options = options;
     const { storage, channel } = options;
     this.#storageKey = options.storageKey ?? DEFAULT_STORAGE_KEY;
@@ -166,10 +166,10 @@ export class McpServerManager {
     return qualifiedOf<T>(queryClient, this.#store.servers, this.scopeOf, kind, separator);
   }
 
-  /** Which server and tool a qualified name stands for. */
+  /** Which server and tool a qualified name stands for (undefined: none, or it could be several). */
   resolveTool(qualifiedName: string): { serverId: string; name: string } | undefined {
-    const listed = this.qualified('tools');
-    return resolveQualified(qualifiedName, listed, this.#store.servers, this.separator);
+    const target = this.#toolOf(qualifiedName);
+    return 'problem' in target ? undefined : target;
   }
 
   /**
@@ -177,15 +177,17 @@ export class McpServerManager {
    * that server meanwhile cancels the call.
    */
   callTool = (variables: CallToolVariables): Promise<CallToolResult> => {
-    const target = this.resolveTool(variables.name);
-    const runtime = target && this.#runtimes.get(target.serverId);
-    if (!target || !runtime) {
-      return Promise.reject(
-        new McpQueryError('UNKNOWN_SERVER', `no server has a tool named "${variables.name}"`),
-      );
+    const target = this.#toolOf(variables.name);
+    const runtime = 'problem' in target ? undefined : this.#runtimes.get(target.serverId);
+    if (!runtime || 'problem' in target) {
+      const why = 'problem' in target ? target.problem : `no server "${target.serverId}"`;
+      return Promise.reject(new McpQueryError('UNKNOWN_SERVER', why));
     }
     return runtime.callTool({ ...variables, name: target.name });
   };
+
+  #toolOf = (name: string) =>
+    toolOf(this.queryClient, this.#store.servers, this.scopeOf, name, this.separator);
 
   /** Whether the servers may ask the user things (`serverRequests` with elicitation). */
   get asksUser(): boolean {

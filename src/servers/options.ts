@@ -1,8 +1,10 @@
 import type { QueryClient } from '@tanstack/query-core';
 import type { KeyValueStorage } from '../auth/storage';
+import { McpQueryError } from '../core/errors';
 import type { McpCacheSyncOptions } from '../core/options';
 import type { ServerRequestOptions } from '../core/serverRequests';
 import type { ChannelLike } from '../tabs/protocol';
+import { DEFAULT_SEPARATOR } from './qualify';
 import type { ServerSignIn } from './signIn';
 
 /** What every server's connection is made with (each server gets its own copy of each). */
@@ -47,8 +49,18 @@ export interface McpServerManagerOptions extends ServerConnectionOptions {
    * Without it, a server that answers 401 stays `unauthorized`.
    */
   signIn?: ServerSignIn;
-  /** Between a server's prefix and an item's name in qualified names (default `__`). */
+  /**
+   * Between a server's prefix and an item's name in qualified names (default
+   * `__`). Not empty; a server's prefix never holds it.
+   */
   separator?: string;
 }
 
 export const DEFAULT_STORAGE_KEY = 'mcp-react-query:servers';
+
+/** The separator of qualified names: an empty one would let a name split anywhere. */
+export function separatorOf(options: Pick<McpServerManagerOptions, 'separator'>): string {
+  const { separator = DEFAULT_SEPARATOR } = options;
+  if (separator !== '') return separator;
+  throw new McpQueryError('INVALID_OPTIONS', 'the separator of qualified names cannot be empty');
+}

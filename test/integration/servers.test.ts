@@ -5,10 +5,10 @@
  * new `server/discover` or `initialize`), and what each server holds open.
  */
 
-import { MutationObserver } from '@tanstack/query-core';
+import { MutationObserver, QueryObserver } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../src/auth';
-import { callToolMutationOptions, McpCacheSync } from '../../src/core';
+import { callToolMutationOptions, McpCacheSync, toolListQueryOptions } from '../../src/core';
 import type { McpServerManager } from '../../src/servers';
 import type { TestServer } from '../servers';
 import { ERA_CASES, text } from '../support/eras';
@@ -417,6 +417,82 @@ describe('McpServerManager: editing a server', () => {
     expect(tab.manager.getSyncs().get('a')).not.toBe(sync);
     await eventually(() => expect(statusOf(tab, 'a')).toBe('ready'));
     expect(handshakes).toEqual([null, 'acme']);
+  });
+});
+
+describe('McpServerManager: qualified tool names', () => {
+  it('a name keeps the server and tool it was issued for when another server adds a tool named like it', async () => {
+    const [first, second] = await Promise.all([
+      serverOf('modern', 'first', { tools: [{ name: 'whoami' }] }),
+      serverOf('legacy-v2', 'second', { tools: [{ name: 'c' }] }),
+    ]);
+    const tab = openManager();
+    tab.manager.add({ id: 'a', name: 'a', url: first.url });
+    tab.manager.add({ id: 'ab', name: 'a__b', url: second.url });
+    for (const id of ['a', 'ab']) {
+      const lists = new QueryObserver(
+        tab.queryClient,
+        toolListQueryOptions({ scope: tab.manager.scopeOf(id) }),
+      );
+      atEnd(lists.subscribe(() => {}));
+    }
+    // A server's prefix never holds the separator: "a__b" is "a_b", so a name splits one way.
+    await eventually(() =>
+      expect(tab.manager.qualified('tools').map((tool) => tool.qualifiedName)).toEqual([
+        'a__whoami',
+        'a_b__c',
+      ]),
+    );
+    const issued = 'a_b__c';
+    expect(tab.manager.resolveTool(issued)).toEqual({ serverId: 'ab', name: 'c' });
+    // Server "a", added first, adds "b__c" and says its list changed.
+    first.setTools([{ name: 'whoami' }, { name: 'b__c' }]);
+    await eventually(() =>
+      expect(tab.manager.qualified('tools').map((tool) => tool.qualifiedName)).toEqual([
+        'a__whoami',
+        'a__b__c',
+        'a_b__c',
+      ]),
+    );
+    expect(tab.manager.resolveTool(issued)).toEqual({ serverId: 'ab', name: 'c' });
+    expect(tab.manager.resolveTool('a__b__c')).toEqual({ serverId: 'a', name: 'b__c' });
+    const calls = [first.counters().toolCalls, second.counters().toolCalls];
+    await tab.manager.callTool({ name: issued });
+    expect([first.counters().toolCalls, second.counters().toolCalls]).toEqual([
+      calls[0],
+      (calls[1] ?? 0) + 1,
+    ]);
+  });
+
+  it('a name two tools of one server could be is called on neither, and says why', async () => {
+    const server = await serverOf('modern', 'files', {
+      tools: [{ name: 'read.file' }, { name: 'read file' }, { name: 'write' }],
+    });
+    const tab = openManager();
+    tab.manager.add({ id: 'files', name: 'Files', url: server.url });
+    const lists = new QueryObserver(
+      tab.queryClient,
+      toolListQueryOptions({ scope: tab.manager.scopeOf('files') }),
+    );
+    atEnd(lists.subscribe(() => {}));
+    await eventually(() =>
+      expect(tab.manager.qualified('tools').map((tool) => tool.qualifiedName)).toEqual([
+        'Files__write',
+      ]),
+    );
+    const before = server.counters().toolCalls;
+    expect(tab.manager.resolveTool('Files__read_file')).toBeUndefined();
+    await expect(tab.manager.callTool({ name: 'Files__read_file' })).rejects.toMatchObject({
+      code: 'UNKNOWN_SERVER',
+      message: expect.stringMatching(/"read\.file".*"read file"/),
+    });
+    expect(server.counters().toolCalls).toBe(before);
+  });
+
+  it('an empty separator, which would let a name split anywhere, is refused', () => {
+    expect(() => openManager({ separator: '' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
   });
 });
 

@@ -417,7 +417,7 @@ describe('hooks across servers', () => {
               { id: 'docs', name: 'Docs', url: docs.url },
               // Sanitises to the same prefix as "Docs": it becomes Docs_2.
               { id: 'docs2', name: 'Docs!', url: docs2.url },
-              // "Docs__b" + "c" meets "Docs" + "b__c": the later one gets _2.
+              // Its prefix holds no separator ("Docs_b"): "Docs" + "b__c" cannot meet it.
               { id: 'files', name: 'Docs__b', url: files.url },
             ]}
           />
@@ -428,7 +428,7 @@ describe('hooks across servers', () => {
     fireEvent.click(screen.getByText('add'));
     await eventually(() =>
       expect(shown('tools')).toBe(
-        'Docs__search@docs Docs__b__c@docs Docs_2__search@docs2 Docs__b__c_2@files Docs__b__search@files',
+        'Docs__search@docs Docs__b__c@docs Docs_2__search@docs2 Docs_b__c@files Docs_b__search@files',
       ),
     );
     expect(shown('lists')).toBe('docs:success docs2:success files:success');
@@ -440,11 +440,11 @@ describe('hooks across servers', () => {
     });
     expect(result?.isError).toBeFalsy();
     await act(async () => {
-      result = await callTool?.mutateAsync({ name: 'Docs__b__search' });
+      result = await callTool?.mutateAsync({ name: 'Docs_b__search' });
     });
     expect(result).toMatchObject({ isError: true });
     await act(async () => {
-      await callTool?.mutateAsync({ name: 'Docs__b__c_2' });
+      await callTool?.mutateAsync({ name: 'Docs_b__c' });
     });
     expect(calls()).toEqual([before[0], (before[1] ?? 0) + 1, (before[2] ?? 0) + 2]);
     await act(async () => {

@@ -17,23 +17,18 @@ describe('qualified names', () => {
   });
 
   it('item names are made of [A-Za-z0-9_-] too, and resolve to the item’s own name', () => {
-    const servers = [{ id: 'fs', name: 'files' }];
-    const listed = qualify([
-      { server: servers[0] as (typeof servers)[0], items: tools('read.file', 'read_file', '読む') },
-    ]);
-    expect(listed.map((entry) => entry.qualifiedName)).toEqual([
+    const server = { id: 'fs', name: 'files' };
+    const groups = [{ server, items: tools('read.file', 'write', '読む') }];
+    expect(qualify(groups).map((entry) => entry.qualifiedName)).toEqual([
       'files__read_file',
-      'files__read_file_2',
+      'files__write',
       'files__item',
     ]);
-    expect(resolveQualified('files__read_file', listed, servers)).toEqual({
+    expect(resolveQualified('files__read_file', groups)).toEqual({
       serverId: 'fs',
       name: 'read.file',
     });
-    expect(resolveQualified('files__item', listed, servers)).toEqual({
-      serverId: 'fs',
-      name: '読む',
-    });
+    expect(resolveQualified('files__item', groups)).toEqual({ serverId: 'fs', name: '読む' });
   });
 
   it('the separator is configurable', () => {
@@ -56,39 +51,65 @@ describe('qualified names', () => {
     expect(new Set(out.map((entry) => entry.qualifiedName)).size).toBe(3);
   });
 
-  it('names that still collide across the separator get _2 in server order, every time', () => {
+  it('a prefix never holds the separator, so a name splits one way whatever the lists hold', () => {
     const groups = [
       { server: { id: 'a', name: 'a' }, items: tools('b__c') },
       { server: { id: 'ab', name: 'a__b' }, items: tools('c') },
     ];
-    const first = qualify(groups).map((entry) => entry.qualifiedName);
-    expect(first).toEqual(['a__b__c', 'a__b__c_2']);
-    expect(qualify(groups).map((entry) => entry.qualifiedName)).toEqual(first);
+    expect(qualify(groups).map((entry) => entry.qualifiedName)).toEqual(['a__b__c', 'a_b__c']);
+    // With `_`, ordinary names would meet: "My Server" + "x" and "My" + "Server_x".
+    const plain = [
+      { server: { id: 's', name: 'My Server' }, items: tools('x') },
+      { server: { id: 'm', name: 'My' }, items: tools('Server_x') },
+    ];
+    expect(qualify(plain, '_').map((entry) => entry.qualifiedName)).toEqual([
+      'MyServer_x',
+      'My_Server_x',
+    ]);
+    expect(resolveQualified('My_Server_x', plain, '_')).toEqual({
+      serverId: 'm',
+      name: 'Server_x',
+    });
+    expect(resolveQualified('MyServer_x', plain, '_')).toEqual({ serverId: 's', name: 'x' });
+    // A suffix that tells apart names that sanitise alike keeps the rule too.
+    const alike = [
+      { id: 'a', name: 'A B' },
+      { id: 'b', name: 'A.B' },
+    ];
+    expect([...serverPrefixes(alike, '_').values()]).toEqual(['AB', 'AB2']);
   });
 
-  it('a server that lists a name twice still gets two names', () => {
-    const out = qualify([{ server: { id: 'a', name: 'a' }, items: tools('x', 'x') }]);
-    expect(out.map((entry) => entry.qualifiedName)).toEqual(['a__x', 'a__x_2']);
+  it('names that two tools of one server could have are given to neither', () => {
+    const groups = [{ server: { id: 'a', name: 'a' }, items: tools('x.y', 'x y', 'x', 'x') }];
+    expect(qualify(groups).map((entry) => entry.qualifiedName)).toEqual(['a__x']);
+    expect(resolveQualified('a__x_y', groups)).toEqual({
+      problem: expect.stringMatching(/"x\.y", "x y"/),
+    });
+    expect(resolveQualified('a__x', groups)).toEqual({ serverId: 'a', name: 'x' });
   });
 
   it('a name with no usable characters falls back to the server id', () => {
     expect([...serverPrefixes([{ id: 'jp', name: '日本' }]).values()]).toEqual(['jp']);
   });
 
-  it('resolves from the list, else by a prefix only one server has', () => {
-    const servers = [
-      { id: 'a', name: 'a' },
-      { id: 'ab', name: 'a__b' },
+  it('resolves from the list, else by its prefix while that server’s list has not loaded', () => {
+    const a = { id: 'a', name: 'a' };
+    const ab = { id: 'ab', name: 'a__b' };
+    const loaded = [
+      { server: a, items: tools('b__c') },
+      { server: ab, items: tools('c') },
     ];
-    const listed = qualify([
-      { server: servers[0] as (typeof servers)[0], items: tools('b__c') },
-      { server: servers[1] as (typeof servers)[0], items: tools('c') },
-    ]);
-    expect(resolveQualified('a__b__c_2', listed, servers)).toEqual({ serverId: 'ab', name: 'c' });
-    expect(resolveQualified('a__zzz', listed, servers)).toEqual({ serverId: 'a', name: 'zzz' });
-    // Both prefixes fit: not guessed.
-    expect(resolveQualified('a__b__zzz', listed, servers)).toBeUndefined();
-    expect(resolveQualified('nobody__x', listed, servers)).toBeUndefined();
-    expect(resolveQualified('a__', listed, servers)).toBeUndefined();
+    expect(resolveQualified('a_b__c', loaded)).toEqual({ serverId: 'ab', name: 'c' });
+    expect(resolveQualified('a__b__c', loaded)).toEqual({ serverId: 'a', name: 'b__c' });
+    // Not in a's list (yet): a's to answer, never another server's.
+    expect(resolveQualified('a__zzz', loaded)).toEqual({ serverId: 'a', name: 'zzz' });
+    const pending = [
+      { server: a, items: undefined },
+      { server: ab, items: undefined },
+    ];
+    expect(resolveQualified('a__b__zzz', pending)).toEqual({ serverId: 'a', name: 'b__zzz' });
+    for (const name of ['nobody__x', 'a__', 'a']) {
+      expect(resolveQualified(name, pending)).toEqual({ problem: expect.any(String) });
+    }
   });
 });

@@ -113,8 +113,13 @@ export class ListenChannel implements ChangeChannel {
     return this.#canSubscribe && !this.#declined.has(uri);
   }
 
+  /** Not once a stream was asked for `list` and not granted it: nothing asks again (rule 5). */
   mayCoverList(list: NotifiedList): boolean {
-    return this.#declares(list) && this.#status.state !== 'unsupported';
+    return (
+      this.#declares(list) &&
+      this.#status.state !== 'unsupported' &&
+      !this.#streams.some((stream) => stream.lists.has(list) && !stream.listsCovered.has(list))
+    );
   }
 
   async close(): Promise<void> {
@@ -161,7 +166,8 @@ export class ListenChannel implements ChangeChannel {
   #reportStreams(): void {
     const { coverage, declined, change } = coverageOf(this.#streams, this.#reported);
     this.#reported = coverage;
-    if (change) this.#report.coverage(change);
+    // Even unchanged: a list the acknowledgement left out is no longer waited for.
+    this.#report.coverage(change ?? { gained: [], lost: [], listsGained: [], listsLost: [] });
     this.#reportDeclined(declined);
   }
 

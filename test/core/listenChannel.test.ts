@@ -433,6 +433,32 @@ describe('ListenChannel', () => {
     expect(t.listsCovered()).toEqual([]);
   });
 
+  it('a list asked for and left out of the acknowledgement cannot be covered until a later stream asks for it again (rule 5)', async () => {
+    const t = setup();
+    t.channel.update(desire(['a://1']));
+    expect(t.channel.mayCoverList('resources')).toBe(true);
+    await t.stream(1).ack({ resourceSubscriptions: ['a://1'] });
+    expect(t.channel.mayCoverList('resources')).toBe(false);
+
+    // A list wanted later and left out too: its acknowledgement moves no coverage, and is
+    // reported all the same (the session re-checks the fetches waiting for the list then).
+    t.channel.update(desire(['a://1'], { lists: ['resources', 'tools'] }));
+    expect(t.channel.mayCoverList('tools')).toBe(true);
+    const reports = () => t.log.filter((entry) => entry.startsWith('coverage')).length;
+    const before = reports();
+    await t.stream(2).ack({ resourceSubscriptions: ['a://1'] });
+    expect(reports()).toBe(before + 1);
+    expect(t.listsCovered()).toEqual([]);
+    expect(t.channel.mayCoverList('tools')).toBe(false);
+
+    // The stream ends: the lists are asked again with it, and may be granted this time.
+    await t.stream(2).end('remote');
+    expect(t.channel.mayCoverList('tools')).toBe(true);
+    await vi.advanceTimersByTimeAsync(BACKOFF.initialDelayMs);
+    await t.stream(3).ack();
+    expect(t.listsCovered()).toEqual(['resources', 'tools']);
+  });
+
   it.each<'remote' | 'graceful'>(['remote', 'graceful'])(
     'a stream that ends (%s) loses coverage and is re-opened after the backoff',
     async (reason) => {

@@ -5,9 +5,11 @@
  * and waiting for an acknowledgement is always bounded.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { JsonRpcMessage, TamperRules } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { text } from '../support/eras';
 import { recordEvents } from '../support/events';
+import { observeList } from '../support/observe';
 import { eventually, idle } from '../support/wait';
 import {
   ACK,
@@ -25,6 +27,17 @@ const B = 'note://b';
 const LISTEN = 'subscriptions/listen';
 const SUBSCRIBE = 'resources/subscribe';
 const UNSUBSCRIBE = 'resources/unsubscribe';
+const LIST = 'resources/list';
+/** Every acknowledgement honours what was asked, except the resources list's `list_changed`. */
+const withoutResourcesList: TamperRules = {
+  rewrite: (message, exchange) => {
+    if (!isNotification(message, ACK)) return undefined;
+    const ack: JsonRpcMessage = honouring(message, requestedUris(exchange));
+    delete (ack.params as { notifications: Record<string, unknown> }).notifications
+      .resourcesListChanged;
+    return ack;
+  },
+};
 
 const subscribeOf = (exchange: { method: string | undefined; params: unknown }, uri: string) =>
   exchange.method === SUBSCRIBE && (exchange.params as { uri?: unknown } | undefined)?.uri === uri;
@@ -267,6 +280,21 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     expect(h.resource(URI)?.acknowledged).toBe(true);
     h.server.setText(URI, 'v2');
     await eventually(() => expect(a.text()).toBe('v2'));
+  });
+
+  it('fetches of a list the acknowledgement left out do not wait for its coverage', async () => {
+    // The ack timeout is far longer than `eventually` waits: a fetch that waited for the list's
+    // coverage would fail the test, one that goes ahead passes it.
+    const patient = { ackTimeoutMs: 60_000, requestTimeoutMs: 120_000 };
+    h = await startHostile('modern', patient, withoutResourcesList);
+    const list = observeList(h.sync);
+    await eventually(() => expect(list.uris()).toContain(URI));
+    expect(diagnosticsOf(h.sync).lists.resources).toBe(false);
+    expect(h.sync.getState().status).toBe('ready');
+    const refetched = list.observer.refetch();
+    await eventually(() => expect(h?.proxy.stats(LIST).requests).toBe(2));
+    await refetched;
+    list.unmount();
   });
 });
 

@@ -119,6 +119,18 @@ export class Credentials {
     this.#stored.update((saved) => ({ ...saved, clients: change(saved.clients ?? {}) }));
   }
 
+  /** What the SDK asks to discard (`invalidateCredentials`): the sign-in in progress aside. */
+  invalidate(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    const all = scope === 'all';
+    if (all || scope === 'tokens') {
+      this.setSigned((signed) =>
+        all ? { tokens: {} } : { ...signed, tokens: {}, latest: undefined },
+      );
+    }
+    if (all || scope === 'client') this.setClients(() => ({}));
+    if (all || scope === 'discovery') this.setDiscovery(undefined);
+  }
+
   discovery(): OAuthDiscoveryState | undefined {
     return this.#stored.get().discovery;
   }

@@ -11,9 +11,9 @@ import { McpQueryError } from '../core/errors';
 import { invalidUrl } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/signIn';
 import { Credentials, canonicalResource, otherServer, whoSignedIn } from './credentials';
-import type { OAuthProviderOptions } from './options';
+import { clientMetadataOf, type OAuthProviderOptions } from './options';
 import { popupCallback } from './popup';
-import { revokeRefreshToken } from './revoke';
+import { revokeSignedOut } from './revoke';
 import {
   PendingSignIn,
   randomState,
@@ -42,7 +42,8 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   readonly #saved: Credentials;
   readonly #signIn: PendingSignIn;
   readonly #listeners = new Set<() => void>();
-  #pending: URL | undefined;
+  /** The access token this provider last knew of: another one stored elsewhere is news. */
+  #seenToken: string | undefined;
   /** What discovery found last, for the sign-in it may start. */
   #discovery: OAuthDiscoveryState | undefined;
   /** The sign-in whose code is being exchanged, taken out of storage. */
@@ -56,9 +57,12 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     this.#resource = canonicalResource(options.serverUrl);
     const key = options.storageKey ?? `mcp-oauth:${this.#resource}`;
     const storage = tokenStorage(options.storage);
-    this.#saved = new Credentials(storage, key, this.#resource, () => this.#notify());
+    this.#saved = new Credentials(storage, key, this.#resource, () => this.#changedElsewhere());
     const popup = options.mode === 'popup';
-    this.#signIn = new PendingSignIn(signInStorage(options.storage, popup), `${key}:sign-in`);
+    this.#signIn = new PendingSignIn(signInStorage(options.storage, popup), `${key}:sign-in`, () =>
+      this.#notify(),
+    );
+    this.#seenToken = this.tokens()?.access_token;
     if (options.clientMetadataUrl) this.clientMetadataUrl = options.clientMetadataUrl;
   }
 
@@ -77,14 +81,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'mcp-react-query',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      ...this.#options.clientMetadata,
-      redirect_uris: [this.redirectUrl],
-    } as OAuthClientMetadata;
+    return clientMetadataOf(this.#options);
   }
 
   // ── what the SDK stores and reads ─────────────────────────────────────────
@@ -97,7 +94,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   state(): string {
     const pending = this.#signIn.get().state;
-    if (this.#pending && pending) return pending;
+    if (this.#signIn.url() && pending) return pending;
     // Asked just before the authorization URL is made: nobody is sent to a
     // server that does not say it checks PKCE.
     refuseWithoutPkce(this.#discovery);
@@ -131,18 +128,18 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
       latest: tokens,
       identity: whoSignedIn(tokens, signed, exchange),
     }));
-    this.#pending = undefined;
+    this.#seenToken = tokens.access_token;
+    this.#signIn.withdraw();
     this.#notify();
   }
 
   redirectToAuthorization(url: URL): void {
-    if (this.#pending) return;
-    this.#pending = url;
+    if (this.#signIn.url() || !this.#signIn.handOut(url)) return;
     this.#notify();
   }
 
   saveCodeVerifier(verifier: string): void {
-    if (this.#pending) return;
+    if (this.#signIn.url()) return;
     const { latest, identity } = this.#saved.signed();
     this.#signIn.add({
       verifier,
@@ -172,17 +169,10 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    const all = scope === 'all';
     // A code that fails to redeem says nothing about the tokens already held.
-    if (all || (scope === 'tokens' && !this.#exchanging)) {
-      this.#saved.setSigned((signed) =>
-        all ? { tokens: {} } : { ...signed, tokens: {}, latest: undefined },
-      );
-    }
-    if (all || scope === 'client') this.#saved.setClients(() => ({}));
-    if (all) this.#signIn.clear();
+    if (scope !== 'tokens' || !this.#exchanging) this.#saved.invalidate(scope);
+    if (scope === 'all') this.#signIn.clear();
     else if (scope === 'verifier') this.#signIn.add({ verifier: undefined });
-    if (all || scope === 'discovery') this.#saved.setDiscovery(undefined);
     this.#notify();
   }
 
@@ -222,7 +212,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   /** Where the user must go to sign in, once the server asked for it. */
   get pendingAuthorization(): URL | undefined {
-    return this.#pending;
+    return this.#signIn.url();
   }
 
   /**
@@ -231,14 +221,14 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * and the tokens are stored.
    */
   async authorize(): Promise<void> {
-    if (!this.#pending) {
+    if (!this.#signIn.url()) {
       // Nothing asked yet (the app signs in up front): discover and ask now.
       if ((await auth(this, { serverUrl: String(this.#options.serverUrl) })) === 'AUTHORIZED') {
         this.#notify();
         return;
       }
     }
-    const url = this.#pending;
+    const url = this.#signIn.url();
     if (!url) return;
     if (this.#options.navigate) {
       await this.#options.navigate(url);
@@ -272,7 +262,6 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   async complete(callbackUrl: string | URL): Promise<{ returnTo: string | undefined }> {
     const response = readAuthorizationResponse(callbackUrl);
     const signIn = this.#signIn.redeem(response);
-    this.#pending = undefined;
     if (response.error) {
       throw new Error(
         `sign-in failed: ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ''}`,
@@ -300,8 +289,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * is handed to the opener.
    */
   finishesHere(callbackUrl: string | URL): boolean {
-    const { state, popup } = this.#signIn.get();
-    return state !== undefined && state === readAuthorizationResponse(callbackUrl).state && !popup;
+    return this.#signIn.finishesHere(readAuthorizationResponse(callbackUrl).state);
   }
 
   /**
@@ -317,21 +305,30 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     const client = issuer === undefined ? undefined : this.clientInformation({ issuer });
     this.#saved.setSigned(() => ({ tokens: {} }));
     this.#signIn.clear();
-    this.#pending = undefined;
+    this.#seenToken = undefined;
     this.#notify();
-    const endpoint =
-      metadata?.issuer === issuer
-        ? (metadata as { revocation_endpoint?: string } | undefined)?.revocation_endpoint
-        : undefined;
-    if (latest?.refresh_token && endpoint && client) {
-      await revokeRefreshToken(endpoint, latest.refresh_token, client);
-    }
+    await revokeSignedOut(latest, metadata, client);
   }
 
   /** The sign-in `url` started is over unfinished: its secrets go, unless another replaced it. */
   #abandon(url: URL): void {
-    if (this.#signIn.get().state === url.searchParams.get('state')) this.#signIn.clear();
-    if (this.#pending === url) this.#pending = undefined;
+    if (this.#signIn.url() !== url) return;
+    this.#signIn.clear();
+    this.#notify();
+  }
+
+  /**
+   * Another tab, or another provider on the storage (the callback page),
+   * changed the tokens. Signed in there: the URL handed out here for a new
+   * sign-in is not needed (a step-up's still is: a refresh there gives no
+   * more scope).
+   */
+  #changedElsewhere(): void {
+    const token = this.tokens()?.access_token;
+    if (token !== undefined && token !== this.#seenToken && !this.#signIn.get().stepUpOf) {
+      this.#signIn.withdraw();
+    }
+    this.#seenToken = token;
     this.#notify();
   }
 

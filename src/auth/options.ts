@@ -33,3 +33,15 @@ export interface OAuthProviderOptions {
    */
   navigate?: (url: URL) => void | Promise<void>;
 }
+
+/** What the client registers with: the app's metadata, this redirect URL, no client secret. */
+export function clientMetadataOf(options: OAuthProviderOptions): OAuthClientMetadata {
+  return {
+    client_name: 'mcp-react-query',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...options.clientMetadata,
+    redirect_uris: [String(options.redirectUrl)],
+  } as OAuthClientMetadata;
+}

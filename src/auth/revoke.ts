@@ -1,7 +1,27 @@
 import {
+  type AuthorizationServerMetadata,
   assertSecureTokenEndpoint,
   type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+
+/**
+ * On sign-out: revoke the refresh token of `tokens` where the authorization
+ * server that issued them advertises a `revocation_endpoint`.
+ */
+export async function revokeSignedOut(
+  tokens: StoredOAuthTokens | undefined,
+  metadata: AuthorizationServerMetadata | undefined,
+  client: StoredOAuthClientInformation | undefined,
+): Promise<void> {
+  const endpoint =
+    metadata?.issuer === tokens?.issuer
+      ? (metadata as { revocation_endpoint?: string } | undefined)?.revocation_endpoint
+      : undefined;
+  if (tokens?.refresh_token && endpoint && client) {
+    await revokeRefreshToken(endpoint, tokens.refresh_token, client);
+  }
+}
 
 /**
  * RFC 7009: tell the authorization server a refresh token is no longer

@@ -69,21 +69,53 @@ export interface SignIn {
  * The secrets of the one sign-in in progress (its `state` and PKCE
  * verifier), kept only as long as it is: a new sign-in replaces them, its
  * callback takes them out before anything else happens, and signing out
- * drops them.
+ * drops them. The authorization URL handed out for it is kept in the page,
+ * and only while the stored sign-in is still its own: another provider on
+ * the same storage (another tab, the callback page) that starts, finishes
+ * or ends a sign-in makes it lead nowhere (`onWithdrawn`).
  */
 export class PendingSignIn {
   readonly #stored: StoredJson<SignIn>;
+  #url: URL | undefined;
 
-  constructor(storage: KeyValueStorage, key: string) {
-    this.#stored = new StoredJson<SignIn>(storage, key, {}, () => {});
+  constructor(storage: KeyValueStorage, key: string, onWithdrawn: () => void) {
+    this.#stored = new StoredJson<SignIn>(storage, key, {}, () => {
+      if (this.#url && !this.url()) onWithdrawn();
+    });
   }
 
   get(): SignIn {
     return this.#stored.get();
   }
 
+  /** The URL handed out for the sign-in in progress, while the stored sign-in is its own. */
+  url(): URL | undefined {
+    if (this.#url?.searchParams.get('state') !== this.get().state) this.#url = undefined;
+    return this.#url;
+  }
+
+  /** Hand out `url`, if it is the stored sign-in's (a URL of a replaced one cannot be redeemed). */
+  handOut(url: URL): boolean {
+    const state = this.get().state;
+    if (state === undefined || url.searchParams.get('state') !== state) return false;
+    this.#url = url;
+    return true;
+  }
+
+  /** The URL is not needed any more (signed in elsewhere); the next sign-in makes a new one. */
+  withdraw(): void {
+    this.#url = undefined;
+  }
+
+  /** Whether the callback page finishes the sign-in of `state` here: a redirect one stored here. */
+  finishesHere(state: string | null): boolean {
+    const signIn = this.get();
+    return signIn.state !== undefined && signIn.state === state && !signIn.popup;
+  }
+
   /** A new sign-in: nothing of an older one stays. */
   begin(state: string): void {
+    this.#url = undefined;
     this.#stored.update(() => ({ state }));
   }
 
@@ -106,6 +138,7 @@ export class PendingSignIn {
   }
 
   clear(): void {
+    this.#url = undefined;
     this.#stored.clear();
   }
 }

@@ -41,8 +41,9 @@ const localStorageOf = (): KeyValueStorage | undefined => {
  * OAuth for a manager's servers: one provider per server (its own storage
  * key, bound to the server's URL, so a token never reaches another server),
  * made the first time the server needs one, and the callback page's way to
- * finish whichever server's sign-in came back. Each sign-in is remembered
- * by its `state` when the SDK hands out its authorization URL; the callback
+ * finish whichever server's sign-in came back. Each sign-in (the first, a
+ * scope step-up, one after an expiry) is remembered by its `state` when the
+ * SDK hands out its authorization URL, until it is over; the callback
  * carries that `state` back, and only the provider that started it
  * exchanges the code.
  */
@@ -78,16 +79,14 @@ export class ServerSignIn {
     const made = provider;
     let remembered: string | null = null;
     made.subscribe(() => {
-      // Signed in (here, or by a popup that reported back): nothing of it is pending any more.
-      if (made.tokens()) {
-        if (remembered !== null) this.#drop(server);
-        remembered = null;
-        return;
-      }
+      // Every sign-in handed out (the first, a step-up, one after an expiry) is remembered, and
+      // forgotten once it is over: redeemed (here, by a popup that reported back, or by the
+      // callback page), replaced, abandoned, or no longer needed.
       const state = made.pendingAuthorization?.searchParams.get('state') ?? null;
-      if (state === null || state === remembered) return;
+      if (state === remembered) return;
+      if (remembered !== null) this.#forgetState(remembered);
       remembered = state;
-      this.#remember(state, server);
+      if (state !== null) this.#remember(state, server);
     });
     this.#providers.set(key, made);
     return made;
@@ -124,13 +123,16 @@ export class ServerSignIn {
       throw new Error('this callback belongs to no server sign-in started here (unknown state)');
     }
     const result = await completeAuthorization(this.providerFor(server), callbackUrl);
-    if (!result.popup) {
-      this.#started.update((started) => {
-        const { [state]: _, ...rest } = started;
-        return rest;
-      });
-    }
+    if (!result.popup) this.#forgetState(state);
     return { serverId: server.id, ...result };
+  }
+
+  #forgetState(state: string): void {
+    if (!(state in this.#started.get())) return;
+    this.#started.update((started) => {
+      const { [state]: _, ...rest } = started;
+      return rest;
+    });
   }
 
   /** The sign-ins in progress of one server are over. */

@@ -21,6 +21,7 @@ import {
   type Tab,
   wire,
 } from '../support/manager';
+import { tabChannels } from '../support/tabs';
 import { eventually } from '../support/wait';
 
 afterEach(closeAll);
@@ -42,6 +43,18 @@ async function guarded(
   ]);
   store.setTools([{ name: 'whoami' }]);
   const server = await startServer(kind, { store, auth: { authServer: auth } });
+  atEnd(() => server.close());
+  return server;
+}
+
+/** A protected server with a tool that needs more scope than signing in gives (a step-up). */
+async function withAdminTool(auth: Awaited<ReturnType<typeof authServer>>) {
+  const store = new ResourceStore([text(INBOX, 'inbox')]);
+  store.setTools([{ name: 'whoami' }, { name: 'admin' }]);
+  const server = await startServer('modern', {
+    store,
+    auth: { authServer: auth, toolScopes: { admin: 'mcp:admin' } },
+  });
   atEnd(() => server.close());
   return server;
 }
@@ -238,5 +251,85 @@ describe('McpServerManager: per-server sign-in', () => {
       expect(entry(withKey, 'x')).toMatchObject({ status: 'unauthorized', signIn: 'none' }),
     );
     expect(entry(withKey, 'x')?.auth).toBeUndefined();
+  });
+
+  it('a step-up (403 insufficient_scope) in redirect mode is finished by the callback page', async () => {
+    const auth = await authServer();
+    const server = await withAdminTool(auth);
+    const storage = memoryStorage();
+    const browser = userBrowser();
+    const signIn = signInOf(storage, browser.navigate);
+    const tab = openManager({ storage, signIn });
+    tab.manager.add({ id: 'g', name: 'G', url: server.url, auth: 'oauth' });
+    await eventually(() => expect(entry(tab, 'g')?.status).toBe('unauthorized'));
+    entry(tab, 'g')?.authorize();
+    await eventually(() => expect(browser.callbacks).toHaveLength(1));
+    await signInOf(storage).complete(browser.callbacks[0] as URL);
+    await eventually(() =>
+      expect(entry(tab, 'g')).toMatchObject({ status: 'ready', signIn: 'signed-in' }),
+    );
+    const started = () =>
+      Object.keys(JSON.parse(storage.getItem('mcp-react-query:server-oauth:started') ?? '{}'));
+    expect(started()).toEqual([]);
+
+    // A tool that needs more scope: the server answers 403 and the SDK asks for a step-up.
+    await expect(tab.manager.callTool({ name: 'G__admin' })).rejects.toThrow();
+    const provider = signIn.providerFor({ id: 'g', url: server.url });
+    await eventually(() =>
+      expect(provider.pendingAuthorization?.searchParams.get('scope')).toContain('mcp:admin'),
+    );
+    expect(started()).toHaveLength(1);
+    entry(tab, 'g')?.authorize();
+    await eventually(() => expect(browser.callbacks).toHaveLength(2));
+    await expect(signInOf(storage).complete(browser.callbacks[1] as URL)).resolves.toMatchObject({
+      serverId: 'g',
+      popup: false,
+    });
+    await eventually(() => expect(provider.tokens()?.scope).toContain('mcp:admin'));
+    expect(started()).toEqual([]);
+    const result = await tab.manager.callTool({ name: 'G__admin' });
+    expect(JSON.stringify(result.content)).toContain('called admin');
+  });
+
+  it('two tabs on one storage: once the other tab signed in, a step-up here goes to a fresh authorization URL', async () => {
+    const auth = await authServer();
+    const server = await withAdminTool(auth);
+    const storage = memoryStorage(); // localStorage: shared by the tabs
+    const open = (navigate: (url: URL) => Promise<void>) => {
+      const channels = tabChannels();
+      atEnd(() => channels.closeAll());
+      const signIn = signInOf(storage, navigate);
+      const tab = openManager({ storage, storageKey: 'two-tabs', channel: channels.open, signIn });
+      return { signIn, tab };
+    };
+    const [browserA, browserB] = [userBrowser(), userBrowser()];
+    const a = open(browserA.navigate);
+    a.tab.manager.add({ id: 'g', name: 'G', url: server.url, auth: 'oauth' });
+    await eventually(() => expect(entry(a.tab, 'g')?.status).toBe('unauthorized'));
+    const providerA = a.signIn.providerFor({ id: 'g', url: server.url });
+    const firstA = providerA.pendingAuthorization?.searchParams.get('state');
+    expect(firstA).toBeTruthy();
+    // Tab B signs in (its callback page redeems it); tab A follows through the shared storage.
+    const b = open(browserB.navigate);
+    await eventually(() => expect(entry(b.tab, 'g')?.status).toBe('unauthorized'));
+    entry(b.tab, 'g')?.authorize();
+    await eventually(() => expect(browserB.callbacks).toHaveLength(1));
+    await signInOf(storage).complete(browserB.callbacks[0] as URL);
+    await eventually(() =>
+      expect(entry(a.tab, 'g')).toMatchObject({ status: 'ready', signIn: 'signed-in' }),
+    );
+    // Nothing of tab A's first sign-in is waiting any more.
+    expect(providerA.pendingAuthorization).toBeUndefined();
+
+    // Later tab A needs more scope, and the user signs in from tab A.
+    await expect(a.tab.manager.callTool({ name: 'G__admin' })).rejects.toThrow();
+    await eventually(() => expect(providerA.pendingAuthorization).toBeDefined());
+    entry(a.tab, 'g')?.authorize();
+    await eventually(() => expect(browserA.callbacks).toHaveLength(1));
+    const stepUp = browserA.callbacks[0] as URL;
+    expect(stepUp.searchParams.get('state')).not.toBe(firstA);
+    await expect(signInOf(storage).complete(stepUp)).resolves.toMatchObject({ serverId: 'g' });
+    const result = await a.tab.manager.callTool({ name: 'G__admin' });
+    expect(JSON.stringify(result.content)).toContain('called admin');
   });
 });

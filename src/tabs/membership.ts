@@ -2,7 +2,7 @@ import type { CallToolResult, Client, LoggingLevel } from '@modelcontextprotocol
 import type { QueryCacheNotifyEvent, QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import type { McpEventInput } from '../core/events';
-import { whileAlive } from '../core/lifetime';
+import { delay, whileAlive } from '../core/lifetime';
 import type { NotifiedList } from '../core/lists';
 import type {
   CallToolVariables,
@@ -18,6 +18,12 @@ import { type GroupLink, isGroupKey, type Settings } from './link';
 import { tabLock } from './members';
 import type { ChannelLike, TabMessage } from './protocol';
 import { parseTabMessage } from './validate';
+
+/** A tab that knows no leader says hello again after this long, then twice as long, up to the max. */
+const HELLO_AGAIN_MS = 1000;
+const HELLO_AGAIN_MAX_MS = 60_000;
+/** The most hellos a tab says before it waits to hear a leader (or to lead). */
+const HELLO_ATTEMPTS = 10;
 
 /**
  * This tab's place in one sharing group: a follower (reading, holding and
@@ -99,8 +105,21 @@ export class Membership {
         return held;
       })
       .catch(() => {});
-    this.#send({ type: 'hello', tab: this.tab });
+    this.#hello(0);
     this.#emitTabs();
+  }
+
+  /**
+   * Say hello, and again while this tab neither leads nor knows who does (a leader whose roster
+   * was full refused it, and has room once made-up tabs are dropped): HELLO_AGAIN_MS apart,
+   * doubling, at most HELLO_ATTEMPTS hellos in all.
+   */
+  #hello(attempt: number): void {
+    if (this.#leading || this.#follower.following) return;
+    this.#send({ type: 'hello', tab: this.tab });
+    if (attempt + 1 >= HELLO_ATTEMPTS) return;
+    const wait = Math.min(HELLO_AGAIN_MS * 2 ** attempt, HELLO_AGAIN_MAX_MS);
+    delay(this.#leaving.signal, wait, () => this.#hello(attempt + 1));
   }
 
   /**

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { internalsOf } from '../../src/core/internals';
 import { track } from '../support/deferred';
-import { browser, group, REQUEST_TIMEOUT_MS, type Tab, withFakeTabs } from '../support/tabsHarness';
+import { group, REQUEST_TIMEOUT_MS, type Tab, withFakeTabs } from '../support/tabsHarness';
 
 withFakeTabs();
 

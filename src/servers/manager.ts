@@ -111,11 +111,9 @@ export class McpServerManager {
   update = (id: string, patch: McpServerPatch): AddServerResult => {
     this.#alive();
     let result: ServerConfigResult | undefined;
-    let before: McpServerConfig | undefined;
     this.#store.change((servers) => {
       const current = servers.find((server) => server.id === id);
       if (!current) return undefined;
-      before = current;
       result = checkServer(
         { ...current, ...patch, id },
         servers.filter((s) => s !== current),
@@ -130,9 +128,6 @@ export class McpServerManager {
     };
     if (!checked.ok) return checked;
     void this.#reconcile();
-    // Tokens are bound to the URL they were issued for: the old one's are of no use now.
-    const old = before as McpServerConfig | undefined;
-    if (old && old.url !== checked.server.url) void this.#options.signIn?.forget(old);
     return { ok: true, server: this.#entryOf(id) as McpServer };
   };
 
@@ -151,7 +146,7 @@ export class McpServerManager {
       return removed && servers.filter((server) => server !== removed);
     });
     if (!removed) return false;
-    await Promise.all([this.#reconcile(), this.#options.signIn?.forget(removed)]);
+    await this.#reconcile();
     return true;
   };
 
@@ -243,9 +238,10 @@ export class McpServerManager {
   }
 
   /**
-   * Make the servers what the stored list says: new ones made (and started,
-   * once mounted), changed ones replaced, missing ones ended. Resolves once
-   * the ended ones have closed on their servers.
+   * Make the servers what the stored list says (changed here or in another
+   * tab): new ones made (and started, once mounted), changed ones replaced,
+   * missing ones ended. Resolves once the ended ones have closed on their
+   * servers, and those gone or moved have their tokens forgotten.
    */
   #reconcile(): Promise<void> {
     const wanted = new Map(this.#store.servers.map((server) => [server.id, server]));
@@ -259,6 +255,11 @@ export class McpServerManager {
       this.#runtimes.delete(id);
       this.#unwatch.get(runtime)?.();
       ending.push(runtime.end());
+      // Tokens are bound to their URL: a server gone or moved (here or in another tab) has none
+      // left in this tab's storage either (nobody is there to hear that forgetting failed).
+      if (config?.url !== runtime.config.url) {
+        ending.push(Promise.resolve(this.#options.signIn?.forget(runtime.config)).catch(() => {}));
+      }
       // Synchronously: nothing renders the ended connection's data from now on.
       if (config) resetScope(this.queryClient, runtime.scope);
       else removeScope(this.queryClient, runtime.scope);

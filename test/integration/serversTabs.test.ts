@@ -5,10 +5,12 @@
  * the in-memory Web Locks of test/support/tabs.ts. The browser run is test/e2e/servers.e2e.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryStorage } from '../../src/auth';
+import { type KeyValueStorage, memoryStorage } from '../../src/auth';
+import { createServerSignIn } from '../../src/servers';
 import { shareAcrossTabs } from '../../src/tabs';
 import {
   atEnd,
+  authServer,
   closeAll,
   idle,
   observe,
@@ -49,6 +51,26 @@ function browser() {
 }
 
 const ids = (tab: Tab) => tab.manager.getServers().map((server) => server.id);
+const entry = (tab: Tab, id: string) => tab.manager.getServers().find((server) => server.id === id);
+
+/** The user's browser, headless: follows an authorization URL to the callback it redirects to. */
+function userBrowser() {
+  const callbacks: URL[] = [];
+  const navigate = async (url: URL) => {
+    const response = await fetch(url, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (response.status !== 302 || !location) throw new Error(`authorize: ${response.status}`);
+    callbacks.push(new URL(location));
+  };
+  return { callbacks, navigate };
+}
+
+const signInOf = (storage: KeyValueStorage, navigate?: (url: URL) => Promise<void>) =>
+  createServerSignIn({
+    redirectUrl: 'http://127.0.0.1:9/callback',
+    storage,
+    ...(navigate && { navigate }),
+  });
 
 describe('McpServerManager in two tabs', () => {
   it('an add, an edit and a removal in one tab reach the other; one connection per server', async () => {
@@ -179,5 +201,61 @@ describe('McpServerManager in two tabs', () => {
       expect(counted.handshakes(`http://127.0.0.1:${port}/mcp`)).toBe(0);
     }
     expect(statusOf(tab, 'modern')).toBe('ready');
+  });
+
+  it('removed or moved in another tab, a server’s tokens are forgotten in this one too', async () => {
+    const auth = await authServer();
+    const [gone, moving, elsewhere] = await Promise.all([
+      serverOf('modern', 'gone', { authServer: auth }),
+      serverOf('legacy-v2', 'moving', { authServer: auth }),
+      serverOf('modern', 'elsewhere', { authServer: auth }),
+    ]);
+    // Tokens in each tab's own sessionStorage (the default), the list in the shared localStorage.
+    const local = memoryStorage();
+    const [sessionA, sessionB] = [memoryStorage(), memoryStorage()];
+    const browserB = userBrowser();
+    const open = (session: KeyValueStorage, navigate?: (url: URL) => Promise<void>) => {
+      const channels = tabChannels();
+      atEnd(() => channels.closeAll());
+      return openManager({
+        storage: local,
+        channel: channels.open,
+        signIn: signInOf(session, navigate),
+      });
+    };
+    const a = open(sessionA);
+    const b = open(sessionB, browserB.navigate);
+    a.manager.add({ id: 'gone', name: 'Gone', url: gone.url });
+    a.manager.add({ id: 'moving', name: 'Moving', url: moving.url });
+    await eventually(() => {
+      for (const id of ['gone', 'moving']) {
+        expect(entry(b, id)).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' });
+      }
+    });
+    entry(b, 'gone')?.authorize();
+    entry(b, 'moving')?.authorize();
+    await eventually(() => expect(browserB.callbacks).toHaveLength(2));
+    for (const callback of browserB.callbacks) await signInOf(sessionB).complete(callback);
+    await eventually(() => {
+      for (const id of ['gone', 'moving']) {
+        expect(entry(b, id)).toMatchObject({ status: 'ready', signIn: 'signed-in' });
+      }
+    });
+    const tokensInB = (id: string, url: string) =>
+      signInOf(sessionB).providerFor({ id, url }).tokens();
+
+    expect(await a.manager.remove('gone')).toBe(true);
+    a.manager.update('moving', { url: elsewhere.url });
+    await eventually(() => {
+      expect(entry(b, 'gone')).toBeUndefined();
+      expect(entry(b, 'moving')?.url).toBe(elsewhere.url);
+      expect(tokensInB('gone', gone.url)).toBeUndefined();
+      expect(tokensInB('moving', moving.url)).toBeUndefined();
+    });
+    // Added again in tab B, the same id and URL: signed out, the user signs in again.
+    b.manager.add({ id: 'gone', name: 'Gone', url: gone.url, auth: 'oauth' });
+    await eventually(() =>
+      expect(entry(b, 'gone')).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' }),
+    );
   });
 });

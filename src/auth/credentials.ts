@@ -15,6 +15,8 @@ export interface Signed {
   latest?: StoredOAuthTokens;
   /** Who signed in (see `OAuthProvider#identity`). */
   identity?: string;
+  /** Sign-outs so far: a sign-in or refresh that began before the latest one saves nothing. */
+  signOuts?: number;
 }
 
 interface Saved {
@@ -100,6 +102,17 @@ export class Credentials {
     return this.#stored.get().resources?.[this.#resource] ?? EMPTY;
   }
 
+  /** Tokens and identity go; the count of sign-outs goes up (by any provider on the storage). */
+  signOut(): void {
+    const signOuts = this.signOuts() + 1;
+    this.setSigned(() => ({ tokens: {}, signOuts }));
+  }
+
+  signOuts(): number {
+    const count = this.signed().signOuts;
+    return typeof count === 'number' ? count : 0;
+  }
+
   setSigned(change: (signed: Signed) => Signed): void {
     this.#stored.update((saved) => ({
       ...saved,
@@ -124,7 +137,9 @@ export class Credentials {
     const all = scope === 'all';
     if (all || scope === 'tokens') {
       this.setSigned((signed) =>
-        all ? { tokens: {} } : { ...signed, tokens: {}, latest: undefined },
+        all
+          ? { tokens: {}, signOuts: signed.signOuts }
+          : { ...signed, tokens: {}, latest: undefined },
       );
     }
     if (all || scope === 'client') this.setClients(() => ({}));

@@ -12,7 +12,7 @@ import { invalidUrl } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/signIn';
 import { Credentials, canonicalResource, otherServer, whoSignedIn } from './credentials';
 import { clientMetadataOf, type OAuthProviderOptions } from './options';
-import { popupCallback } from './popup';
+import { leaveFor } from './popup';
 import { revokeSignedOut } from './revoke';
 import {
   PendingSignIn,
@@ -46,8 +46,8 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   #seenToken: string | undefined;
   /** What discovery found last, for the sign-in it may start. */
   #discovery: OAuthDiscoveryState | undefined;
-  /** The sign-in whose code is being exchanged, taken out of storage. */
-  #exchanging: SignIn | undefined;
+  /** The sign-in whose code is being exchanged, taken out of storage, and the sign-outs before. */
+  #exchanging: (SignIn & { signOuts: number }) | undefined;
   readonly clientMetadataUrl?: string;
 
   constructor(options: OAuthProviderOptions) {
@@ -108,6 +108,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   }
 
   saveClientInformation(info: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext) {
+    if (this.#signedOutSince(this.#exchanging)) return;
     this.#saved.setClients((clients) => ({ ...clients, [ctx?.issuer ?? '']: info }));
   }
 
@@ -121,12 +122,19 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     return ctx === undefined ? signed.latest : signed.tokens[ctx.issuer];
   }
 
+  /**
+   * Signed out meanwhile (here, in another tab, or the server was removed):
+   * a code exchange that began before saves nothing, nor does a refresh
+   * (nothing is held to refresh any more).
+   */
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
     const exchange = this.#exchanging;
+    if (exchange ? this.#signedOutSince(exchange) : !this.tokens(ctx)) return;
     this.#saved.setSigned((signed) => ({
       tokens: { ...signed.tokens, [ctx?.issuer ?? '']: tokens },
       latest: tokens,
       identity: whoSignedIn(tokens, signed, exchange),
+      signOuts: signed.signOuts,
     }));
     this.#seenToken = tokens.access_token;
     this.#signIn.withdraw();
@@ -230,26 +238,12 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     }
     const url = this.#signIn.url();
     if (!url) return;
-    if (this.#options.navigate) {
-      await this.#options.navigate(url);
-      return;
-    }
-    if (this.#options.mode === 'popup') {
-      const state = () => this.#signIn.get().state;
-      this.#signIn.add({ popup: true });
-      const callback = await popupCallback(url, this.redirectUrl, state).catch((error) => {
-        // Closed before it answered: that sign-in is over, and the next one starts afresh.
-        if (error instanceof McpQueryError && error.code === 'CANCELLED') this.#abandon(url);
-        throw error;
-      });
-      await this.complete(callback);
-      return;
-    }
-    const { location } = globalThis as unknown as {
-      location: { href: string; assign(url: string): void };
-    };
-    this.#signIn.add({ returnTo: location.href });
-    location.assign(url.href);
+    const callback = await leaveFor(url, this.#options, this.#signIn).catch((error) => {
+      // A popup closed before it answered: that sign-in is over; the next one starts afresh.
+      if (error instanceof McpQueryError && error.code === 'CANCELLED') this.#abandon(url);
+      throw error;
+    });
+    if (callback !== undefined) await this.complete(callback);
   }
 
   /**
@@ -268,7 +262,8 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
       );
     }
     if (!response.code) throw new Error('the callback URL carries no authorization code');
-    this.#exchanging = signIn;
+    const exchange = { ...signIn, signOuts: this.#saved.signOuts() };
+    this.#exchanging = exchange;
     try {
       await auth(this, {
         serverUrl: String(this.#options.serverUrl),
@@ -277,6 +272,12 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
       });
     } finally {
       this.#exchanging = undefined;
+    }
+    if (this.#signedOutSince(exchange)) {
+      throw new McpQueryError(
+        'CANCELLED',
+        'signed out (or the server was removed) while this sign-in was finishing: its tokens were dropped',
+      );
     }
     this.#notify();
     return { returnTo: signIn.returnTo };
@@ -303,11 +304,15 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     const issuer = latest?.issuer;
     const metadata = this.#saved.discovery()?.authorizationServerMetadata;
     const client = issuer === undefined ? undefined : this.clientInformation({ issuer });
-    this.#saved.setSigned(() => ({ tokens: {} }));
+    this.#saved.signOut();
     this.#signIn.clear();
     this.#seenToken = undefined;
     this.#notify();
     await revokeSignedOut(latest, metadata, client);
+  }
+
+  #signedOutSince(exchange: { signOuts: number } | undefined): boolean {
+    return exchange !== undefined && exchange.signOuts !== this.#saved.signOuts();
   }
 
   /** The sign-in `url` started is over unfinished: its secrets go, unless another replaced it. */

@@ -1,4 +1,6 @@
 import { McpQueryError } from '../core/errors';
+import type { OAuthProviderOptions } from './options';
+import type { PendingSignIn } from './signIn';
 
 export const CALLBACK_MESSAGE = 'mcp-react-query:oauth-callback';
 
@@ -72,4 +74,31 @@ export function popupCallback(
       );
     }, POPUP_POLL_MS);
   });
+}
+
+/**
+ * Take the user to the authorization page `url` of the stored sign-in: with
+ * the app's `navigate`, in a popup (resolves with the callback URL it posts
+ * back; the sign-in is marked as a popup's, for its callback page), or by
+ * leaving this page (where the user was is kept, for after the callback).
+ */
+export async function leaveFor(
+  url: URL,
+  options: Pick<OAuthProviderOptions, 'navigate' | 'mode' | 'redirectUrl'>,
+  signIn: PendingSignIn,
+): Promise<string | undefined> {
+  if (options.navigate) {
+    await options.navigate(url);
+    return undefined;
+  }
+  if (options.mode === 'popup') {
+    signIn.add({ popup: true });
+    return popupCallback(url, String(options.redirectUrl), () => signIn.get().state);
+  }
+  const { location } = globalThis as unknown as {
+    location: { href: string; assign(url: string): void };
+  };
+  signIn.add({ returnTo: location.href });
+  location.assign(url.href);
+  return undefined;
 }

@@ -6,7 +6,7 @@
  * signing out or in as someone else leaves nothing of the previous connection open.
  */
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   callTool,
   type McpProviderProps,
@@ -34,6 +34,7 @@ import { disposeSyncs } from '../support/syncs';
 import { eventually } from '../support/wait';
 
 afterEach(async () => {
+  vi.unstubAllGlobals();
   cleanup();
   await disposeSyncs();
   await closeAll();
@@ -290,6 +291,37 @@ describe.each(ERA_CASES)(
         expect(server.counters().listenRequests).toBeGreaterThan(listens);
       }
       expect(sync.getState().status).toBe('ready');
+    });
+
+    it('signing out while a refresh is in flight: the refreshed tokens are dropped, nobody is signed in', async () => {
+      const { authServer, server, provider, sync } = await aliceReadingNews(kind);
+      // The authorization server answers the refresh only once the user has signed out.
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let refreshing = false;
+      const realFetch = globalThis.fetch;
+      vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+        const response = await realFetch(input, init);
+        if (!String(init?.body).includes('grant_type=refresh_token')) return response;
+        refreshing = true;
+        await held;
+        return response;
+      });
+      authServer.expireAccessTokens();
+      server.store.upsert(text(NEWS, 'later news', { cacheScope: 'public' }));
+      server.resourceUpdated(NEWS);
+      await eventually(() => expect(refreshing).toBe(true));
+      await provider.signOut();
+      const saved = vi.spyOn(provider, 'saveTokens');
+      release();
+      // The refresh comes back and offers its tokens: they are not kept.
+      await eventually(() => expect(saved).toHaveBeenCalled());
+      expect(provider.tokens()).toBeUndefined();
+      expect(provider.identity()).toBeUndefined();
+      await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+      expect(provider.tokens()).toBeUndefined();
     });
 
     it('signOut() forgets tokens, identity, verifier and state, and revokes the refresh token', async () => {

@@ -253,6 +253,37 @@ describe('McpServerManager: per-server sign-in', () => {
     expect(entry(withKey, 'x')?.auth).toBeUndefined();
   });
 
+  it('a server removed while its code is being exchanged stays signed out: the late tokens are dropped', async () => {
+    const auth = await authServer();
+    const server = await guarded('modern', auth, 'g');
+    const storage = memoryStorage();
+    const browser = userBrowser();
+    const signIn = signInOf(storage, browser.navigate);
+    const tab = openManager({ storage, signIn });
+    tab.manager.add({ id: 'g', name: 'G', url: server.url });
+    await eventually(() =>
+      expect(entry(tab, 'g')).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' }),
+    );
+    entry(tab, 'g')?.authorize();
+    await eventually(() => expect(browser.callbacks).toHaveLength(1));
+    // The popup reported back: the opener's provider exchanges the code, and meanwhile the user
+    // removes the server.
+    const exchange = signIn
+      .providerFor({ id: 'g', url: server.url })
+      .complete(browser.callbacks[0] as URL);
+    expect(await tab.manager.remove('g')).toBe(true);
+    await expect(exchange).rejects.toMatchObject({
+      code: 'CANCELLED',
+      message: expect.stringMatching(/signed out/),
+    });
+    expect(signInOf(storage).providerFor({ id: 'g', url: server.url }).tokens()).toBeUndefined();
+    // Added again, it asks the user to sign in.
+    tab.manager.add({ id: 'g', name: 'G', url: server.url, auth: 'oauth' });
+    await eventually(() =>
+      expect(entry(tab, 'g')).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' }),
+    );
+  });
+
   it('a step-up (403 insufficient_scope) in redirect mode is finished by the callback page', async () => {
     const auth = await authServer();
     const server = await withAdminTool(auth);

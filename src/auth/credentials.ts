@@ -67,11 +67,32 @@ function subject(token: string | undefined): string | undefined {
   }
 }
 
+/** A scope list as a set; `offline_access` asks for a refresh token, not for access. */
+const scopes = (list: string | null | undefined): Set<string> =>
+  new Set((list ?? '').split(/\s+/).filter((scope) => scope && scope !== 'offline_access'));
+
+/**
+ * Whose sign-in the authorization URL `url` steps up, if it is a step-up:
+ * the server refused the held token for want of scope (403
+ * `insufficient_scope`, which it answers only to a token it accepts), so
+ * the SDK asks for scope that token was not granted. A sign-in asking for
+ * no more than the held token has follows a 401 (expired, revoked, nothing
+ * to refresh it with): whoever signs in then may be someone else. Held
+ * tokens that do not say their scope prove nothing: someone new.
+ */
+export function stepUpOf(url: URL, signed: Signed): string | undefined {
+  const held = signed.latest?.scope;
+  if (signed.identity === undefined || !held) return undefined;
+  const granted = scopes(held);
+  const asked = [...scopes(url.searchParams.get('scope'))];
+  return asked.some((scope) => !granted.has(scope)) ? signed.identity : undefined;
+}
+
 /**
  * Who `tokens` belong to. A code exchange (`exchange`) is someone signing
  * in, who is whoever the tokens name; tokens that name nobody (opaque) make
  * them someone new, so private data never crosses users. A refresh, or a
- * scope step-up of the sign-in that still holds its tokens, is the same person.
+ * scope step-up (`stepUpOf`), is the same person.
  */
 export function whoSignedIn(
   tokens: StoredOAuthTokens,

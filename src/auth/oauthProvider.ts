@@ -10,7 +10,7 @@ import {
 import { McpQueryError } from '../core/errors';
 import { invalidUrl } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/signIn';
-import { Credentials, canonicalResource, otherServer, whoSignedIn } from './credentials';
+import { Credentials, canonicalResource, otherServer, stepUpOf, whoSignedIn } from './credentials';
 import { clientMetadataOf, type OAuthProviderOptions } from './options';
 import { leaveFor } from './popup';
 import { revokeSignedOut } from './revoke';
@@ -143,17 +143,13 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   redirectToAuthorization(url: URL): void {
     if (this.#signIn.url() || !this.#signIn.handOut(url)) return;
+    this.#signIn.add({ stepUpOf: stepUpOf(url, this.#saved.signed()) });
     this.#notify();
   }
 
   saveCodeVerifier(verifier: string): void {
     if (this.#signIn.url()) return;
-    const { latest, identity } = this.#saved.signed();
-    this.#signIn.add({
-      verifier,
-      ...(this.#discovery && { discovery: this.#discovery }),
-      ...(latest && identity !== undefined && { stepUpOf: identity }),
-    });
+    this.#signIn.add({ verifier, ...(this.#discovery && { discovery: this.#discovery }) });
   }
 
   codeVerifier(): string {

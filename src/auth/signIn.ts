@@ -57,8 +57,9 @@ export interface SignIn {
   /** Where the user was before leaving (redirect mode). */
   returnTo?: string;
   /**
-   * Who was signed in, with tokens, when it started: a scope step-up of
-   * their sign-in, which stays theirs unless the new tokens name someone.
+   * Who was signed in when it started, if it asks for more scope than their
+   * token has (a step-up, see `stepUpOf`): it stays theirs unless the new
+   * tokens name someone.
    */
   stepUpOf?: string;
   /** Started in a popup: its callback page hands the answer to the page that opened it. */

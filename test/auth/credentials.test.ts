@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createOAuthProvider } from '../../src/auth';
-import { canonicalResource, otherServer } from '../../src/auth/credentials';
+import { canonicalResource, otherServer, stepUpOf } from '../../src/auth/credentials';
 import { McpQueryError } from '../../src/core/errors';
 
 describe('a server as an OAuth resource (RFC 8707)', () => {
@@ -35,5 +35,29 @@ describe('createOAuthProvider', () => {
     expect(() =>
       createOAuthProvider({ serverUrl: 'http://', redirectUrl: 'https://app.example/callback' }),
     ).toThrow(/INVALID_OPTIONS|is not a valid URL/);
+  });
+});
+
+describe('a sign-in that steps up the held identity', () => {
+  const signed = (scope?: string) => ({
+    tokens: {},
+    latest: { access_token: 'opaque', token_type: 'Bearer', ...(scope && { scope }) },
+    identity: 'alice',
+  });
+  const asking = (scope: string) => new URL(`https://as.example/authorize?scope=${scope}`);
+
+  it('asks for scope the held token was not granted (403 insufficient_scope)', () => {
+    expect(stepUpOf(asking('mcp mcp:admin'), signed('mcp'))).toBe('alice');
+  });
+
+  it('is not one when it asks for no more than the held token has (a 401: expired, revoked)', () => {
+    expect(stepUpOf(asking('mcp'), signed('mcp'))).toBeUndefined();
+    expect(stepUpOf(asking('mcp offline_access'), signed('mcp'))).toBeUndefined();
+    expect(stepUpOf(asking('mcp'), signed('mcp mcp:admin'))).toBeUndefined();
+  });
+
+  it('is not one when nothing says what the held token was granted, or nobody holds one', () => {
+    expect(stepUpOf(asking('mcp mcp:admin'), signed())).toBeUndefined();
+    expect(stepUpOf(asking('mcp mcp:admin'), { tokens: {} })).toBeUndefined();
   });
 });

@@ -170,6 +170,48 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
     expect(provider.identity()).not.toBe(alice);
   });
 
+  it("opaque tokens, no refresh token: whoever signs in after the token expired is someone new; user 1's inbox is gone", async () => {
+    const { authServer, server } = await protectedServer(kind, {
+      authServer: { opaqueTokens: true },
+    });
+    // An authorization server that issues no refresh tokens (common for public clients).
+    const realFetch = globalThis.fetch;
+    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+      const response = await realFetch(input, init);
+      const url = input instanceof Request ? input.url : String(input);
+      if (!url.startsWith(authServer.url) || !url.endsWith('/token') || !response.ok) {
+        return response;
+      }
+      const { refresh_token: _, ...body } = (await response.json()) as Record<string, unknown>;
+      return Response.json(body);
+    });
+    const { provider, browser } = oauthProvider(server);
+    const { queryClient } = renderApp({ url: server.url, authProvider: provider });
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
+    act(() => fireEvent.click(screen.getByText('sign in')));
+    await eventually(() => expect(shown('inbox')).toBe("alice's inbox"));
+    const alice = provider.identity();
+    expect(provider.tokens()?.refresh_token).toBeUndefined();
+
+    // Alice's token expires (nothing can refresh it); Bob signs in on the same screen.
+    authServer.expireAccessTokens();
+    server.resourceUpdated(INBOX);
+    await eventually(() => expect(shown('status')).toBe('unauthorized'));
+    authServer.setUser('bob');
+    let cachedAtSignIn: unknown = 'not signed in yet';
+    browser.after = () => {
+      renders.length = 0;
+      cachedAtSignIn = queryClient.getQueryData(mcpKeys.resource(INBOX));
+    };
+    act(() => fireEvent.click(screen.getByText('sign in')));
+    await eventually(() => expect(cachedAtSignIn).not.toBe('not signed in yet'));
+    expect(browser.errors).toEqual([]);
+    expect(cachedAtSignIn).toBeUndefined();
+    await eventually(() => expect(shown('inbox')).toBe("bob's inbox"));
+    expect(renders).not.toContain("alice's inbox");
+    expect(provider.identity()).not.toBe(alice);
+  });
+
   it('opaque tokens: a scope step-up of the same sign-in is the same person (nothing is reset)', async () => {
     const { authServer, server } = await protectedServer(kind, {
       authServer: { opaqueTokens: true },

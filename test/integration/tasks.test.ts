@@ -141,13 +141,15 @@ describe('tasks on a server that runs tool calls as tasks (legacy-v1)', () => {
     };
     proxy.inject(status);
     await eventually(() => expect(proxy.stats('tasks/get').inFlight).toBe(1));
-    // Spaced out, so that a read restarted for each (TanStack's invalidateQueries) reaches the
-    // wire before the next: a storm slower than one chunk, faster than the server answers.
-    for (let i = 0; i < 29; i++) {
+    // One at a time, each handled and a ping's round trip let pass before the next, so that a
+    // read restarted for each (as TanStack's invalidateQueries does) would reach the wire: a
+    // storm slower than one chunk, faster than the server answers.
+    const client = await internalsOf(sync).upstream.client();
+    for (let i = 2; i <= 30; i++) {
       proxy.inject(status);
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await eventually(() => expect(notified).toBe(i));
+      await client.ping();
     }
-    await eventually(() => expect(notified).toBe(30));
     // The task ends while the read is held (answered "working"): the read after it sees that.
     server.store.extras.release();
     proxy.setRules(undefined);

@@ -11,6 +11,8 @@ import { CacheBridge } from '../../src/core/cacheBridge';
 import { McpQueryError } from '../../src/core/errors';
 import { InterestRegistry } from '../../src/core/interest';
 import { createMcpKeys, type McpKeys } from '../../src/core/keys';
+// Prompts register their request kind (kept fresh by the prompts list) when imported.
+import '../../src/core/prompts';
 import type { NotifiedList } from '../../src/core/lists';
 import { attach, routedQueryFn } from '../../src/core/routing';
 import type { CoverageChange } from '../../src/core/session';
@@ -363,6 +365,25 @@ describe('CacheBridge', () => {
       await flush();
       expect(t.upstream.count(t.keys.resourceTemplates())).toBe(2);
       expect(t.upstream.count(t.keys.resources())).toBe(1);
+    });
+    it('the list_changed of one turn are one: a flood of them scans the cache once and refetches what they keep fresh once, with no trailing read', async () => {
+      const t = setup();
+      const prompt = t.keys.prompt('greet');
+      t.mount(prompt);
+      t.mount(t.keys.prompts());
+      await flush();
+      await t.answer(prompt, { messages: [] });
+      await t.answer(t.keys.prompts(), []);
+      for (let i = 0; i < 1000; i++)
+        t.client.setQueryData(t.keys.resource(`x://${i}`), text(`x://${i}`, 'v1'));
+      const scans = vi.spyOn(t.client.getQueryCache(), 'getAll');
+      for (let i = 0; i < 100; i++) t.bridge.listChanged('prompts');
+      await flush();
+      expect(scans).toHaveBeenCalledTimes(1);
+      await t.answer(prompt, { messages: [] });
+      await t.answer(t.keys.prompts(), []);
+      expect(t.upstream.count(prompt)).toBe(2);
+      expect(t.upstream.count(t.keys.prompts())).toBe(2);
     });
   });
 

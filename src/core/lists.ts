@@ -46,8 +46,9 @@ export function declaresListChanged(
 
 /**
  * Clients whose tool list the SDK has cached (it validates tool outputs and
- * builds 2026-07-28 tool headers from that cache): a tool call lists first
- * only where no list query has.
+ * builds 2026-07-28 tool headers from that cache), or whose first call tried
+ * to list and failed: a tool call lists first only where no list query or
+ * call has.
  */
 export const toolsListed = new WeakSet<Client>();
 

@@ -7,9 +7,12 @@ import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
 import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
+import { filterOf, grantedOf } from './listenFilter';
 import { type AcknowledgedStream, coverageOf, newcomers, type Plan } from './listenPlan';
-import { declaresListChanged, filterBit, NOTIFIED_LISTS, type NotifiedList } from './lists';
+import { ListenRefusals } from './listenRefusals';
+import { declaresListChanged, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import type { Retention } from './retention';
+import { Retiring } from './retiring';
 import { RetryTimer } from './retryTimer';
 import { WaitLearner } from './waitLearner';
 
@@ -26,10 +29,6 @@ export interface ListenChannelOptions {
   releaseAfterMs: number;
   clock: Clock;
 }
-
-type Filter = { [K in (typeof filterBit)[NotifiedList]]?: true } & {
-  resourceSubscriptions?: string[];
-};
 
 interface Stream extends AcknowledgedStream {
   subscription: McpSubscription;
@@ -48,7 +47,8 @@ type Opening = Extract<Plan<Stream>, { kind: 'open' }>;
  * request is in flight at a time; changes meanwhile go into the next one.
  * Coverage is the union of the open streams' acknowledged URIs; a stream that
  * ends for any reason but our own close loses only its own, which are asked
- * again after a capped, jittered backoff.
+ * again after a capped, jittered backoff. A listen the server refuses is
+ * narrowed down at once instead (`listenRefusals.ts`).
  */
 export class ListenChannel implements ChangeChannel {
   readonly #client: Pick<Client, 'listen'>;
@@ -69,10 +69,11 @@ export class ListenChannel implements ChangeChannel {
   /** What retention chose to keep at the last plan (released URIs out of it are dead weight). */
   #kept: ReadonlySet<string> = new Set();
   #declined: ReadonlyMap<string, string> = new Map();
+  readonly #refusals = new ListenRefusals();
   /** What the session was last told is covered. */
   #reported: Coverage = noCoverage;
-  /** Streams let go this turn, closed on the next (`#retire`). */
-  #retiring: Stream[] = [];
+  /** Streams let go this turn, closed on the next. */
+  readonly #retiring: Retiring;
   #stopWait: (() => void) | undefined;
   #stopIdle: (() => void) | undefined;
   #settle = false;
@@ -88,6 +89,7 @@ export class ListenChannel implements ChangeChannel {
     this.#options = options;
     this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
     this.#retry = new RetryTimer(options.signal);
+    this.#retiring = new Retiring(options.signal);
     this.#status = initialStatus('listen', options.clock.now());
     if (!this.#canSubscribe && !NOTIFIED_LISTS.some((list) => this.#declares(list))) {
       this.#setStatus({
@@ -100,6 +102,7 @@ export class ListenChannel implements ChangeChannel {
   update(desire: Desire): void {
     this.#desire = desire;
     if (!this.#canSubscribe) this.#reportDeclined();
+    if (this.#refusals.forget(desire.held, desire.lists)) this.#reportStreams();
     this.#noteNewcomers();
     this.#stopIdle?.();
     this.#stopIdle = delay(this.#options.signal, this.#options.releaseAfterMs, () => {
@@ -118,14 +121,15 @@ export class ListenChannel implements ChangeChannel {
     return (
       this.#declares(list) &&
       this.#status.state !== 'unsupported' &&
+      !this.#refusals.lists.has(list) &&
       !this.#streams.some((stream) => stream.lists.has(list) && !stream.listsCovered.has(list))
     );
   }
 
   async close(): Promise<void> {
-    this.#retiring.push(...this.#streams);
+    this.#retiring.add(this.#streams);
     this.#streams = [];
-    await this.#closeRetired();
+    await this.#retiring.close();
   }
 
   #declares(list: NotifiedList): boolean {
@@ -140,7 +144,9 @@ export class ListenChannel implements ChangeChannel {
   #noteNewcomers(): void {
     const opening = new Set(this.#opening?.uris);
     const asked = (uri: string) =>
-      opening.has(uri) || this.#streams.some((stream) => stream.uris.has(uri));
+      opening.has(uri) ||
+      this.#refusals.uris.has(uri) ||
+      this.#streams.some((stream) => stream.uris.has(uri));
     let count = 0;
     for (const uri of this.#desire.held) if (!asked(uri)) count += 1;
     if (count > 0 && this.#opening) this.#planner.grewWhileAsking();
@@ -168,7 +174,7 @@ export class ListenChannel implements ChangeChannel {
     this.#reported = coverage;
     // Even unchanged: a list the acknowledgement left out is no longer waited for.
     this.#report.coverage(change ?? { gained: [], lost: [], listsGained: [], listsLost: [] });
-    this.#reportDeclined(declined);
+    this.#reportDeclined(new Map([...declined, ...this.#refusals.uris]));
   }
 
   #pump(): void {
@@ -190,6 +196,8 @@ export class ListenChannel implements ChangeChannel {
       }
       keep = settle ? retention.settle(held) : retention.plan(held, active);
     }
+    const asked = this.#refusals.narrow(keep, lists, this.#streams);
+    keep = asked.keep;
     this.#kept = keep;
     const now = clock.now();
     if (newcomers(this.#streams, keep).length === 0) this.#waiting = undefined;
@@ -197,7 +205,7 @@ export class ListenChannel implements ChangeChannel {
     const next = this.#planner.plan({
       streams: this.#streams,
       keep,
-      lists,
+      lists: asked.lists,
       credit: this.#credit,
       waitedMs: this.#waiting ? now - this.#waiting.since : 0,
       sinceNewestMs: this.#waiting ? now - this.#waiting.newest : 0,
@@ -214,7 +222,7 @@ export class ListenChannel implements ChangeChannel {
     }
     if (next.close.length > 0) {
       this.#streams = this.#streams.filter((stream) => !next.close.includes(stream));
-      this.#retire(next.close);
+      this.#retiring.add(next.close);
       this.#reportStreams();
     }
     if (next.retryInMs !== undefined) {
@@ -233,21 +241,18 @@ export class ListenChannel implements ChangeChannel {
         note: undefined,
       });
     }
-    const filter: Filter = {};
-    for (const list of next.lists) filter[filterBit[list]] = true;
-    if (next.uris.length > 0) filter.resourceSubscriptions = next.uris;
     const { signal } = this.#options;
-    this.#client.listen(filter, { timeout: this.#options.ackTimeoutMs }).then(
+    this.#client.listen(filterOf(next), { timeout: this.#options.ackTimeoutMs }).then(
       (subscription) => {
         // Acknowledged after the session ended: nobody is listening to it.
         if (signal.aborted) void subscription.close().catch(() => {});
         else this.#acknowledged(next, subscription);
       },
-      whileAlive(signal, (error: unknown) => this.#openFailed(error)),
+      whileAlive(signal, (error: unknown) => this.#openFailed(next, error)),
     );
     // What the last acknowledgement let go closes in this turn, right behind
     // the request: on the wire, the request takes the place it leaves.
-    if (this.#retiring.length > 0) void this.#closeRetired();
+    void this.#retiring.close();
   }
 
   #acknowledged(next: Opening, subscription: McpSubscription): void {
@@ -255,18 +260,12 @@ export class ListenChannel implements ChangeChannel {
     // A stream is open again: a retry still pending for an older one would
     // only hold the next change back.
     this.#retry.cancel();
-    // Rule 5: only what we asked for counts. An acknowledgement naming URIs
-    // or lists we never requested does not make them covered.
-    const honored = subscription.honoredFilter as Filter;
-    const granted = new Set(
-      Array.isArray(honored.resourceSubscriptions) ? honored.resourceSubscriptions : [],
-    );
+    this.#refusals.acknowledged();
     const stream: Stream = {
       subscription,
       uris: new Set(next.uris),
       lists: new Set(next.lists),
-      covered: new Set(next.uris.filter((uri) => granted.has(uri))),
-      listsCovered: new Set(next.lists.filter((list) => honored[filterBit[list]] === true)),
+      ...grantedOf(next, subscription.honoredFilter),
       openedAt: this.#options.clock.now(),
     };
     void subscription.closed.then(
@@ -274,7 +273,7 @@ export class ListenChannel implements ChangeChannel {
     );
     this.#streams = [...this.#streams.filter((s) => !next.replaces.includes(s)), stream];
     this.#reportStreams();
-    this.#retire(next.replaces);
+    this.#retiring.add(next.replaces);
     if (this.#status.state !== 'open') {
       // The last error belongs to the outage that just ended (events keep the history).
       this.#setStatus({
@@ -289,10 +288,16 @@ export class ListenChannel implements ChangeChannel {
     this.#pump();
   }
 
-  #openFailed(error: unknown): void {
+  #openFailed(next: Opening, error: unknown): void {
     this.#opening = undefined;
     this.#status = { ...this.#status, lastError: errorMessage(error) };
-    this.#scheduleRetry();
+    // A refusal is narrowed down at once; anything else is asked again with backoff.
+    if (this.#refusals.refused(next, this.#streams, error)) {
+      this.#reportStreams();
+      this.#pump();
+    } else {
+      this.#scheduleRetry();
+    }
   }
 
   /** A stream ended: only an open one's end means anything (the others were replaced). */
@@ -328,25 +333,6 @@ export class ListenChannel implements ChangeChannel {
     } else {
       this.#setStatus({ attempt: this.#attempt, nextRetryAt });
     }
-  }
-
-  /**
-   * Close streams no longer needed (or just replaced) once this turn's
-   * urgent work has gone out, or right behind the next listen request,
-   * whichever comes first: closing one costs a request and a torn-down
-   * response, which the reads an acknowledgement released, or the next
-   * acknowledgement, would otherwise wait behind.
-   */
-  #retire(streams: readonly Stream[]): void {
-    if (streams.length === 0) return;
-    if (this.#retiring.length === 0) delay(this.#options.signal, 0, () => this.#closeRetired());
-    this.#retiring.push(...streams);
-  }
-
-  #closeRetired(): Promise<unknown> {
-    const streams = this.#retiring;
-    this.#retiring = [];
-    return Promise.all(streams.map((stream) => stream.subscription.close().catch(() => {})));
   }
 
   #setStatus(patch: Partial<StreamStatus>): void {

@@ -547,6 +547,45 @@ describe('ListenChannel', () => {
     expect(t.status()).toMatchObject({ state: 'open', attempt: 0, lastError: undefined });
   });
 
+  it('a listen refused with a JSON-RPC error is not retried with backoff: its new URIs are halved at once, and the one refused alone is declined until let go', async () => {
+    const t = setup();
+    const refusal = Object.assign(new Error('unknown resource'), { code: -32602 });
+    t.channel.update(desire(['a://1', 'a://2', 'a://3'], { lists: [] }));
+    await t.stream(1).fail(refusal);
+    expect(t.stream(2).filter.resourceSubscriptions).toEqual(['a://1', 'a://2']);
+    await t.stream(2).ack();
+    expect(t.stream(3).filter.resourceSubscriptions).toEqual(['a://3']);
+    await t.stream(3).fail(refusal);
+    expect(t.declined()).toEqual(new Map([['a://3', 'the server refused: unknown resource']]));
+    expect(t.channel.mayCover('a://3')).toBe(false);
+    expect(t.covered()).toEqual(['a://1', 'a://2']);
+    expect(t.status()).toMatchObject({ state: 'open', attempt: 0, nextRetryAt: undefined });
+    await vi.advanceTimersByTimeAsync(BACKOFF.maxDelayMs * 2);
+    expect(t.client.listen).toHaveBeenCalledTimes(3);
+
+    // Let go, it forgets the refusal; wanted again, it is asked again.
+    t.channel.update(desire(['a://1', 'a://2'], { lists: [] }));
+    expect(t.declined()).toEqual(new Map());
+    t.channel.update(desire(['a://1', 'a://2', 'a://3'], { lists: [] }));
+    expect(t.client.listen).toHaveBeenCalledTimes(4);
+    expect(t.last().filter.resourceSubscriptions).toEqual(['a://3']);
+  });
+
+  it('new lists in a refused listen go with its later half; a list refused alone cannot be covered and is not asked again', async () => {
+    const t = setup();
+    const refusal = Object.assign(new Error('not supported'), { code: -32602 });
+    t.channel.update(desire(['a://1'], { lists: ['resources'] }));
+    await t.stream(1).fail(refusal);
+    expect(t.stream(2).filter).toEqual({ resourceSubscriptions: ['a://1'] });
+    await t.stream(2).ack();
+    expect(t.stream(3).filter).toEqual({ resourcesListChanged: true });
+    await t.stream(3).fail(refusal);
+    expect(t.channel.mayCoverList('resources')).toBe(false);
+    expect(t.status()).toMatchObject({ state: 'open', attempt: 0 });
+    await vi.advanceTimersByTimeAsync(BACKOFF.maxDelayMs * 2);
+    expect(t.client.listen).toHaveBeenCalledTimes(3);
+  });
+
   it('a failed merge keeps the streams it would replace and their coverage, and tries again after the backoff', async () => {
     const t = setup();
     for (const [i, prefix] of ['a://', 'b://', 'c://'].entries()) {

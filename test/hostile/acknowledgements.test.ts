@@ -28,6 +28,29 @@ const LISTEN = 'subscriptions/listen';
 const SUBSCRIBE = 'resources/subscribe';
 const UNSUBSCRIBE = 'resources/unsubscribe';
 const LIST = 'resources/list';
+const BAD = 'bad://nope';
+
+/**
+ * Answers a listen whose requested URIs `refused` picks with a JSON-RPC error before its
+ * acknowledgement, as a 2026-07-28 server rejects a filter it will not serve. `asking(uri)`:
+ * how many listens asked for `uri`.
+ */
+function refusing(refused: (uris: string[]) => boolean) {
+  const asked: string[][] = [];
+  const rules: TamperRules = {
+    rewrite: (message, exchange) => {
+      if (!isNotification(message, ACK)) return undefined;
+      const uris = requestedUris(exchange);
+      asked.push(uris);
+      return refused(uris)
+        ? { jsonrpc: '2.0', id: exchange.id, error: { code: -32602, message: 'unknown resource' } }
+        : undefined;
+    },
+  };
+  const asking = (uri: string) => asked.filter((uris) => uris.includes(uri)).length;
+  return { rules, asking };
+}
+
 /** Every acknowledgement honours what was asked, except the resources list's `list_changed`. */
 const withoutResourcesList: TamperRules = {
   rewrite: (message, exchange) => {
@@ -294,6 +317,85 @@ describe('acknowledgements from a hostile 2026-07-28 server', () => {
     const refetched = list.observer.refetch();
     await eventually(() => expect(h?.proxy.stats(LIST).requests).toBe(2));
     await refetched;
+    list.unmount();
+  });
+});
+
+describe('listens refused by a hostile 2026-07-28 server', () => {
+  it('a refused URI among several is declined with the server message, the others are covered, and it is not asked again', async () => {
+    const server = refusing((uris) => uris.includes(BAD));
+    h = await startHostile('modern', {}, server.rules);
+    h.server.store.upsert(text(B, 'b1'));
+    h.server.store.upsert(text(BAD, 'x'));
+    const a = h.mount(URI);
+    const b = h.mount(B);
+    const bad = h.mount(BAD);
+    await h.acknowledged(URI);
+    await h.acknowledged(B);
+    await eventually(() => expect(h?.resource(BAD)?.declined).toContain('unknown resource'));
+    await eventually(() => expect([a.text(), b.text(), bad.text()]).toEqual(['v1', 'b1', 'x']));
+    // With everything, then in the half the first (acknowledged) half left, then alone.
+    expect(server.asking(BAD)).toBe(3);
+    // No retry waits, and the next request, for a new URI, leaves it out.
+    const stream = diagnosticsOf(h.sync).stream;
+    expect(stream).toMatchObject({ state: 'open', attempt: 0, nextRetryAt: undefined });
+    h.server.store.upsert(text('note://c', 'c1'));
+    h.mount('note://c');
+    await h.acknowledged('note://c');
+    expect(server.asking(BAD)).toBe(3);
+    expect(h.resource(BAD)?.acknowledged).toBe(false);
+    expect(h.sync.getState().status).toBe('ready');
+    // Not pushed: the refused URI follows its TTL (none here), the others are fresh.
+    expect(staleNow(bad)).toBe(true);
+    expect(staleNow(a)).toBe(false);
+  });
+
+  it('a URI refused alone is declined without reconnecting, and asked again once let go and wanted anew', async () => {
+    const server = refusing((uris) => uris.includes(BAD));
+    h = await startHostile('modern', {}, server.rules);
+    h.server.store.upsert(text(BAD, 'x'));
+    const log = recordEvents(h.sync);
+    const view = h.mount(BAD);
+    await eventually(() => expect(h?.resource(BAD)?.declined).toContain('unknown resource'));
+    await eventually(() => expect(view.text()).toBe('x'));
+    await eventually(() => expect(diagnosticsOf(h?.sync)?.lists.resources).toBe(true));
+    expect(h.sync.getState()).toMatchObject({ status: 'ready', attempt: 0 });
+    expect(server.asking(BAD)).toBe(2); // with the list, then alone
+
+    view.unmount();
+    const forgotten = (event: (typeof log.events)[number]) =>
+      event.type === 'declined' && event.changes.some(([uri, why]) => uri === BAD && !why);
+    await eventually(() => expect(log.events.some(forgotten)).toBe(true));
+    h.proxy.setRules(undefined);
+    h.mount(BAD);
+    await h.acknowledged(BAD);
+    expect(
+      log.events.some((event) => event.type === 'stream' && event.status.state === 'reopening'),
+    ).toBe(false);
+  });
+
+  it('a server that refuses every listen: everything is declined after a bounded number of requests, and reads and lists go ahead', async () => {
+    const uris = [URI, B, 'note://c', 'note://d'];
+    h = await startHostile('modern', {}, refusing(() => true).rules);
+    for (const uri of uris.slice(1)) h.server.store.upsert(text(uri, uri));
+    const views = uris.map((uri) => h?.mount(uri) as ReturnType<Hostile['mount']>);
+    const list = observeList(h.sync);
+    await eventually(() =>
+      expect(uris.map((uri) => h?.resource(uri)?.declined)).toEqual(
+        uris.map(() => expect.any(String)),
+      ),
+    );
+    await eventually(() =>
+      expect(views.map((view) => view.text())).toEqual(['v1', ...uris.slice(1)]),
+    );
+    await eventually(() => expect(list.uris()).toEqual(expect.arrayContaining(uris)));
+    // All of it, then halves down to one URI, then each URI and the list alone; no retry waits.
+    expect(h.proxy.stats(LISTEN).requests).toBeLessThanOrEqual(
+      2 + Math.log2(uris.length) + uris.length,
+    );
+    expect(diagnosticsOf(h.sync).stream).toMatchObject({ state: 'idle', nextRetryAt: undefined });
+    expect(diagnosticsOf(h.sync).lists.resources).toBe(false);
+    expect(h.sync.getState()).toMatchObject({ status: 'ready', attempt: 0 });
     list.unmount();
   });
 });

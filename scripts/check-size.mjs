@@ -56,9 +56,15 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * that checks whether it pays again lasts QUIET_MS, and rows that come while a listen request is
  * in flight turn waiting back on (WaitLearner: 3,000 rows loaded a page at a time went from 1.8x
  * to 1.4x the time of plain useQuery).
- * The 15,000 B budget is missed by about 4.2 kB: see the README's "Package checks".
+ * 19.6 kB in the eleventh, for correctness: a 2026-07-28 listen the server refuses (a JSON-RPC
+ * error) is halved until what is refused alone is declined, instead of being sent again with
+ * backoff forever with the status reconnecting (listenRefusals; listenFilter and retiring moved
+ * out of the channel for room), a list an acknowledgement left out is not waited for on every
+ * fetch, a tool call goes ahead when tools/list fails, and the list_changed of one turn are one
+ * pass over the cache (10,000 with 20,000 entries cached took 30 s).
+ * The 15,000 B budget is missed by about 4.6 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 19_200;
+export const CEILING_GZIP_BYTES = 19_600;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in
@@ -76,6 +82,9 @@ const AREAS = {
     'core/listenChannel',
     'core/listenPlan',
     'core/waitLearner',
+    'core/listenRefusals',
+    'core/listenFilter',
+    'core/retiring',
   ],
   'connection: lifecycle, client source, failure classification, retry': [
     'core/connection',

@@ -14,16 +14,21 @@ export const REFUSED_CODE = -32000;
  * The view's side of a transport, with its limits applied before the bridge sees a message: past
  * the burst the view is reported (`onFlood`) and nothing more of it is read; past the in-flight
  * cap a request is answered with an error at once, and so is a request whose id is still in
- * flight. A request leaves the count when the host answers it or the view cancels it
- * (`notifications/cancelled`, which the SDK answers with nothing). Sits between the bridge and
- * the frame (or, in tests, an in-memory pair), so every message a view can send is counted.
+ * flight. A request leaves the count when the host answers it, or, once the view cancelled it
+ * (`notifications/cancelled`, which the SDK answers with nothing), when the host's work for it
+ * ends: a handler given by `hold` keeps its request's slot until it returns, so a view cannot
+ * free slots by cancelling while reads or calls it started still run. Sits between the bridge
+ * and the frame (or, in tests, an in-memory pair), so every message a view can send is counted.
  */
 export class GuardedTransport implements Transport {
   readonly #inner: Transport;
   readonly #budget: MessageBudget;
   readonly #maxInFlight: number;
   readonly #onFlood: () => void;
-  readonly #pending = new Set<RequestId>();
+  /** The view's requests in flight, by id: their methods. */
+  readonly #pending = new Map<RequestId, string>();
+  /** Methods whose handlers say when they end (`hold`): a cancel alone does not free their slot. */
+  readonly #held = new Set<string>();
   #flooded = false;
 
   onclose?: () => void;
@@ -50,6 +55,25 @@ export class GuardedTransport implements Transport {
     };
     inner.onmessage = (message, extra) => this.#received(message, extra);
     return inner.start();
+  }
+
+  /**
+   * The host's handler for `method`, whose request keeps its slot until the handler has ended,
+   * answered or not: the SDK answers a cancelled request with nothing, and the work it started
+   * (a read, a tool call, the host's own callback) may still be running.
+   */
+  hold<Q, C extends { mcpReq: { id: RequestId } }, R>(
+    method: string,
+    handler: (request: Q, ctx: C) => R | Promise<R>,
+  ): (request: Q, ctx: C) => Promise<R> {
+    this.#held.add(method);
+    return async (request, ctx) => {
+      try {
+        return await handler(request, ctx);
+      } finally {
+        this.#pending.delete(ctx.mcpReq.id);
+      }
+    };
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -86,11 +110,15 @@ export class GuardedTransport implements Transport {
         this.#refuse(message.id, refusal);
         return;
       }
-      this.#pending.add(message.id);
+      this.#pending.set(message.id, message.method);
     } else if ('method' in message && message.method === 'notifications/cancelled') {
-      // The SDK sends no answer to a request the view cancelled: its slot is freed here.
+      // The SDK sends no answer to a request the view cancelled. One whose handler says when it
+      // ends is freed then (`hold`); the others (ping, initialize) end at once: freed here.
       const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof id === 'string' || typeof id === 'number') this.#pending.delete(id);
+      if (typeof id === 'string' || typeof id === 'number') {
+        const method = this.#pending.get(id);
+        if (method !== undefined && !this.#held.has(method)) this.#pending.delete(id);
+      }
     }
     this.onmessage?.(message, extra);
   }

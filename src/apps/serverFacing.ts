@@ -13,6 +13,7 @@ import {
   toolListQueryOptions,
 } from '../core/queryOptions';
 import { callTool } from '../core/tools';
+import type { GuardedTransport } from './guardedTransport';
 import { visibleToApps } from './uiResource';
 import type { ViewSubscriptions } from './viewSubscriptions';
 
@@ -23,6 +24,8 @@ export interface ServerFacingOptions {
   /** The view's own server: the only one it reaches. */
   sync: McpCacheSync;
   subscriptions: ViewSubscriptions;
+  /** The view's transport: each handler here keeps its request's in-flight slot until it ends. */
+  guard: Pick<GuardedTransport, 'hold'>;
   /** Whether the view may still take holds (false once it failed or closed). */
   live: () => boolean;
   allowToolCall?: (tool: Tool, args: Record<string, unknown> | undefined) => boolean;
@@ -30,7 +33,7 @@ export interface ServerFacingOptions {
 }
 
 export function serveServerFacing(bridge: AppBridge, options: ServerFacingOptions): void {
-  const { sync, subscriptions } = options;
+  const { sync, subscriptions, guard } = options;
   const { queryClient } = sync;
   const scope = { scope: sync.keys.scope };
   const appTool = toolLookup(sync);
@@ -48,7 +51,10 @@ export function serveServerFacing(bridge: AppBridge, options: ServerFacingOption
     if (!permits(uri)) throw refused(`the host does not let this view read ${uri}`);
     return uri;
   };
-  bridge.oncalltool = async (params, context) => {
+  // A read or list the view cancels is not cancelled in the cache: the fetch may be shared with
+  // the host's own observers, and the server goes on with it anyway. Its handler (and so its
+  // slot) lasts until the fetch ends, at the latest after requestTimeoutMs.
+  bridge.oncalltool = guard.hold('tools/call', async (params, context) => {
     const tool = await appTool(params.name);
     if (options.allowToolCall && !options.allowToolCall(tool, params.arguments)) {
       throw refused(`the host does not let this view call "${params.name}"`);
@@ -58,9 +64,10 @@ export function serveServerFacing(bridge: AppBridge, options: ServerFacingOption
       ...(params.arguments && { arguments: params.arguments }),
       signal: context.mcpReq.signal,
     });
-  };
-  bridge.onreadresource = async ({ uri }) =>
-    queryClient.fetchQuery(sync.resourceQueryOptions(allowed(uri)));
+  });
+  bridge.onreadresource = guard.hold('resources/read', async ({ uri }) =>
+    queryClient.fetchQuery(sync.resourceQueryOptions(allowed(uri))),
+  );
   bridge.setRequestHandler('resources/subscribe', ({ params }) => {
     const uri = allowed(params.uri);
     if (options.live()) subscriptions.subscribe(uri);
@@ -73,16 +80,16 @@ export function serveServerFacing(bridge: AppBridge, options: ServerFacingOption
   // The lists say only what the view may read: a resource by its URI, a template by its text as
   // written (`counter://{id}` for a host that allows `counter://…`), so a template is listed only
   // if the host accepts that text itself; each read of an expansion is still checked on its own.
-  bridge.onlistresources = async () => ({
+  bridge.onlistresources = guard.hold('resources/list', async () => ({
     resources: (await queryClient.fetchQuery(resourceListQueryOptions(scope))).filter((resource) =>
       permits(resource.uri),
     ),
-  });
-  bridge.onlistresourcetemplates = async () => ({
+  }));
+  bridge.onlistresourcetemplates = guard.hold('resources/templates/list', async () => ({
     resourceTemplates: (await queryClient.fetchQuery(resourceTemplatesQueryOptions(scope))).filter(
       (template) => permits(template.uriTemplate),
     ),
-  });
+  }));
 }
 
 /**

@@ -279,21 +279,25 @@ export class ViewHost {
       options.onSizeChange?.({ width: size(width), height: size(height) });
     };
     bridge.onloggingmessage = (params) => options.onLog?.(params);
-    bridge.onmessage = async (params) => {
+    // The host's callbacks may take their time (a dialog, say): their requests keep their slots
+    // until they return, cancelled or not.
+    const guard = this.#transport;
+    bridge.onmessage = guard.hold('ui/message', async (params) => {
       const answer = options.onMessage ? await options.onMessage(params) : { isError: true };
       return answer ?? {};
-    };
-    bridge.onopenlink = async ({ url }) => {
+    });
+    bridge.onopenlink = guard.hold('ui/open-link', async ({ url }) => {
       const approved = isWebUrl(url) && options.onOpenLink ? await options.onOpenLink(url) : false;
       return approved === true ? {} : { isError: true };
-    };
-    bridge.onupdatemodelcontext = async (params) => {
+    });
+    bridge.onupdatemodelcontext = guard.hold('ui/update-model-context', async (params) => {
       if (!options.onUpdateModelContext) throw refused('the host keeps no model context');
       await options.onUpdateModelContext(params);
       return {};
-    };
+    });
     serveServerFacing(bridge, {
       sync: options.sync,
+      guard,
       subscriptions: this.#subscriptions,
       live: () => this.#live(),
       ...(options.allowToolCall && { allowToolCall: options.allowToolCall }),

@@ -419,7 +419,53 @@ describe('an MCP App view (one server)', () => {
     expect(answers[9]?.error).toBeUndefined();
   });
 
-  it('a request the view cancelled no longer counts against its in-flight cap', async () => {
+  it('a read the view cancelled keeps its slot until the host has finished it: cancelling cannot run more reads on the server than the cap', async () => {
+    const server = await serve('modern');
+    const sync = connect(server);
+    const view = await openView(sync, { limits: { inFlight: 2 } });
+    const gate: { release?: () => void } = {};
+    const held = new Promise<void>((resolve) => {
+      gate.release = resolve;
+    });
+    let entered = 0;
+    let running = 0;
+    let most = 0;
+    server.store.onRead(async (uri) => {
+      if (!uri.startsWith('counter://n')) return;
+      entered += 1;
+      running += 1;
+      most = Math.max(most, running);
+      await held;
+      running -= 1;
+    });
+    for (let i = 0; i < 20; i += 1) {
+      const controller = new AbortController();
+      const before = entered;
+      let refused = false;
+      const read = view.app.readServerResource(
+        { uri: `counter://n${i}` },
+        { signal: controller.signal },
+      );
+      read.catch(() => {
+        refused = true;
+      });
+      // On the server, or refused by the host: either way the host has decided.
+      await eventually(() => expect(entered > before || refused).toBe(true));
+      controller.abort('the user typed on');
+      await expect(read).rejects.toThrow();
+    }
+    expect(running).toBe(2);
+    expect(most).toBe(2);
+    // Their slots are freed once the reads end: the view is not blocked for good.
+    gate.release?.();
+    await eventually(() => expect(running).toBe(0));
+    server.store.onRead(undefined);
+    await eventually(async () =>
+      expect(textOf(await view.app.readServerResource({ uri: LIVE }))).toBe('1'),
+    );
+  });
+
+  it('a tool call the view cancelled stops counting against its in-flight cap once the call has ended', async () => {
     const server = await serve('modern');
     server.store.setTools([...TOOLS, { name: 'wait', hold: true }]);
     const sync = connect(server);

@@ -15,6 +15,11 @@ export interface Signed {
   latest?: StoredOAuthTokens;
   /** Who signed in (see `OAuthProvider#identity`). */
   identity?: string;
+  /**
+   * The scope the sign-in of `latest` asked for ('' for none), kept through its refreshes;
+   * unknown for tokens stored before it was kept.
+   */
+  asked?: string;
   /** Sign-outs so far: a sign-in or refresh that began before the latest one saves nothing. */
   signOuts?: number;
 }
@@ -75,17 +80,46 @@ const scopes = (list: string | null | undefined): Set<string> =>
  * Whose sign-in the authorization URL `url` steps up, if it is a step-up:
  * the server refused the held token for want of scope (403
  * `insufficient_scope`, which it answers only to a token it accepts), so
- * the SDK asks for scope that token was not granted. A sign-in asking for
- * no more than the held token has follows a 401 (expired, revoked, nothing
- * to refresh it with): whoever signs in then may be someone else. Held
- * tokens that do not say their scope prove nothing: someone new.
+ * the SDK asks for scope that token was neither granted nor asked for
+ * before. A sign-in asking for no more follows a 401 (expired, revoked,
+ * nothing to refresh it with), or asks again what was asked and not
+ * granted: whoever signs in then may be someone else. When the held scope,
+ * or what was asked for it, is not known: someone new (a cache reset at
+ * worst, never another user's data).
  */
 export function stepUpOf(url: URL, signed: Signed): string | undefined {
-  const held = signed.latest?.scope;
-  if (signed.identity === undefined || !held) return undefined;
-  const granted = scopes(held);
-  const asked = [...scopes(url.searchParams.get('scope'))];
-  return asked.some((scope) => !granted.has(scope)) ? signed.identity : undefined;
+  const { identity, latest, asked } = signed;
+  if (identity === undefined || !latest?.scope || asked === undefined) return undefined;
+  const known = scopes(`${latest.scope} ${asked}`);
+  return [...scopes(url.searchParams.get('scope'))].some((scope) => !known.has(scope))
+    ? identity
+    : undefined;
+}
+
+/**
+ * What is held once `tokens` (for authorization server `issuer`) are saved.
+ * A token answer without `scope` was granted what was asked (RFC 6749 5.1
+ * and 6): a code exchange (`exchange`), its authorization URL's scope; a
+ * refresh, what the tokens it refreshed had. What a sign-in asked for is
+ * kept through its refreshes (see `stepUpOf`).
+ */
+export function signedWith(
+  tokens: StoredOAuthTokens,
+  issuer: string,
+  signed: Signed,
+  exchange: SignIn | undefined,
+): Signed {
+  const asked = exchange ? exchange.scope : signed.asked;
+  const held = exchange ? asked || undefined : (signed.tokens[issuer] ?? signed.latest)?.scope;
+  const scope = tokens.scope ?? held;
+  const saved = scope === undefined ? tokens : { ...tokens, scope };
+  return {
+    tokens: { ...signed.tokens, [issuer]: saved },
+    latest: saved,
+    identity: whoSignedIn(tokens, signed, exchange),
+    ...(asked !== undefined && { asked }),
+    signOuts: signed.signOuts,
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 import { McpQueryError } from '../core/errors';
 import { invalidUrl } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/signIn';
-import { Credentials, canonicalResource, otherServer, stepUpOf, whoSignedIn } from './credentials';
+import { Credentials, canonicalResource, otherServer, signedWith, stepUpOf } from './credentials';
 import { clientMetadataOf, type OAuthProviderOptions } from './options';
 import { leaveFor } from './popup';
 import { revokeSignedOut } from './revoke';
@@ -130,12 +130,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
     const exchange = this.#exchanging;
     if (exchange ? this.#signedOutSince(exchange) : !this.tokens(ctx)) return;
-    this.#saved.setSigned((signed) => ({
-      tokens: { ...signed.tokens, [ctx?.issuer ?? '']: tokens },
-      latest: tokens,
-      identity: whoSignedIn(tokens, signed, exchange),
-      signOuts: signed.signOuts,
-    }));
+    this.#saved.setSigned((signed) => signedWith(tokens, ctx?.issuer ?? '', signed, exchange));
     this.#seenToken = tokens.access_token;
     this.#signIn.withdraw();
     this.#notify();
@@ -143,7 +138,8 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
 
   redirectToAuthorization(url: URL): void {
     if (this.#signIn.url() || !this.#signIn.handOut(url)) return;
-    this.#signIn.add({ stepUpOf: stepUpOf(url, this.#saved.signed()) });
+    const scope = url.searchParams.get('scope') ?? '';
+    this.#signIn.add({ stepUpOf: stepUpOf(url, this.#saved.signed()), scope });
     this.#notify();
   }
 

@@ -56,6 +56,8 @@ export interface SignIn {
   discovery?: OAuthDiscoveryState;
   /** Where the user was before leaving (redirect mode). */
   returnTo?: string;
+  /** The scope its authorization URL asks for ('' for none). */
+  scope?: string;
   /**
    * Who was signed in when it started, if it asks for more scope than their
    * token has (a step-up, see `stepUpOf`): it stays theirs unless the new

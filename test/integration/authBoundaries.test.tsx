@@ -5,6 +5,7 @@
  * a token goes only to the server it was issued for, a new sign-in is a new person, and
  * signing out or in as someone else leaves nothing of the previous connection open.
  */
+import { auth } from '@modelcontextprotocol/client';
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -255,6 +256,68 @@ describe.each(ERA_CASES)('a new sign-in is a new person ($kind)', ({ kind }) => 
     expect(provider.identity()).toBe(alice);
     expect(renders).not.toContain('…');
     expect(queryClient.getQueryData(mcpKeys.resource(INBOX))).toBeDefined();
+  });
+});
+
+/** Rewrites the demo authorization server's successful /token answers (per grant type). */
+function rewriteTokens(
+  asUrl: string,
+  change: (
+    body: Record<string, unknown>,
+    grant: string | null,
+  ) => Promise<Record<string, unknown>> | Record<string, unknown>,
+) {
+  const realFetch = globalThis.fetch;
+  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+    const response = await realFetch(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.startsWith(asUrl) || !url.endsWith('/token') || !response.ok) return response;
+    const grant = new URLSearchParams(String(init?.body ?? '')).get('grant_type');
+    const body = (await response.json()) as Record<string, unknown>;
+    return Response.json(await change(body, grant));
+  });
+}
+
+describe('who a sign-in is, when the token answer says little (opaque tokens)', () => {
+  it('a step-up with a server that omits `scope` (granted as asked, RFC 6749 5.1) is the same person', async () => {
+    const { authServer, server } = await protectedServer('modern', {
+      authServer: { opaqueTokens: true },
+    });
+    rewriteTokens(authServer.url, ({ scope: _, ...body }) => body);
+    const { provider } = oauthProvider(server);
+    // The first sign-in follows a 401 naming scope `mcp`.
+    expect(await auth(provider, { serverUrl: server.url, scope: 'mcp' })).toBe('REDIRECT');
+    await provider.authorize();
+    const alice = provider.identity();
+    expect(alice).toBeTruthy();
+    // A refresh that omits `scope` too keeps what was held.
+    authServer.expireAccessTokens();
+    expect(await auth(provider, { serverUrl: server.url })).toBe('AUTHORIZED');
+    expect(authServer.stats().refreshes).toBe(1);
+    expect(provider.identity()).toBe(alice);
+    // What the transport does on 403 insufficient_scope.
+    const stepUp = { serverUrl: server.url, scope: 'mcp mcp:admin', forceReauthorization: true };
+    expect(await auth(provider, stepUp)).toBe('REDIRECT');
+    await provider.authorize();
+    expect(authServer.requestedScopes()).toEqual(['mcp', 'mcp mcp:admin']);
+    expect(provider.identity()).toBe(alice);
+  });
+
+  it('after an expiry, someone signing in is someone new even when the previous user was granted less than asked', async () => {
+    const { authServer, server } = await protectedServer('modern', {
+      authServer: { opaqueTokens: true },
+    });
+    // RFC 6749 3.3: alice is granted only `mcp` (policy), and told so; no refresh tokens.
+    rewriteTokens(authServer.url, ({ refresh_token: _, ...body }) => ({ ...body, scope: 'mcp' }));
+    const { provider } = oauthProvider(server);
+    await provider.authorize(); // up front: asks for scopes_supported
+    const alice = provider.identity();
+    authServer.expireAccessTokens();
+    authServer.setUser('bob');
+    await provider.authorize();
+    expect(authServer.requestedScopes()).toEqual(['mcp mcp:admin', 'mcp mcp:admin']);
+    expect(authServer.verify(provider.tokens()?.access_token as string)?.sub).toBe('bob');
+    expect(provider.identity()).not.toBe(alice);
   });
 });
 

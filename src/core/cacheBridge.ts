@@ -136,9 +136,12 @@ export class CacheBridge implements ChangeTarget {
   listChanged(list: NotifiedList): void {
     const lists = this.#listsChanged;
     if (!lists.size) {
+      // Emptied first: a pass that throws must not keep the set full (the
+      // list_changed of every later turn would be dropped).
       setTimeout(() => {
-        for (const changed of lists) this.#listChanged(changed);
+        const changed = [...lists];
         lists.clear();
+        for (const list of changed) this.#listChanged(list);
       });
     }
     lists.add(list);

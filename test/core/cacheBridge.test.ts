@@ -385,6 +385,21 @@ describe('CacheBridge', () => {
       expect(t.upstream.count(prompt)).toBe(2);
       expect(t.upstream.count(t.keys.prompts())).toBe(2);
     });
+
+    it('a list_changed pass that throws still ends its turn: the list_changed of later turns are handled', async () => {
+      const t = setup();
+      t.mount(t.keys.prompts());
+      await flush();
+      await t.answer(t.keys.prompts(), []);
+      vi.spyOn(t.client.getQueryCache(), 'getAll').mockImplementationOnce(() => {
+        throw new Error('boom');
+      });
+      t.bridge.listChanged('prompts');
+      await expect(flush()).rejects.toThrow('boom');
+      t.bridge.listChanged('prompts');
+      await flush();
+      expect(t.upstream.count(t.keys.prompts())).toBe(2);
+    });
   });
 
   describe('the resource list diff', () => {

@@ -142,10 +142,43 @@ export function whoSignedIn(
   );
 }
 
+/**
+ * The tokens this page handed to the SDK's `auth()` (asked for with a
+ * context: to refresh them, or to see there are none), by refresh token,
+ * with the count of sign-outs then. A refresh's answer belongs to tokens
+ * handed out, which are not the held ones once someone signed out, or in
+ * again, meanwhile.
+ */
+export class HandedOut {
+  readonly #signOuts = new Map<string, number>();
+
+  note(tokens: StoredOAuthTokens | undefined, signOuts: number): void {
+    if (!tokens) return;
+    const key = tokens.refresh_token ?? '';
+    this.#signOuts.delete(key);
+    this.#signOuts.set(key, signOuts);
+    const oldest = this.#signOuts.keys().next().value;
+    if (this.#signOuts.size > 16 && oldest !== undefined) this.#signOuts.delete(oldest);
+  }
+
+  /**
+   * Whether `saved` (a refresh's answer) may be for other tokens than
+   * `held`: nothing is held; the held tokens were not handed out since the
+   * latest sign-out (`signOuts`); or it keeps another refresh token handed
+   * out here (the SDK keeps the one it refreshed when none comes back).
+   */
+  stale(saved: StoredOAuthTokens, held: StoredOAuthTokens | undefined, signOuts: number): boolean {
+    if (!held || this.#signOuts.get(held.refresh_token ?? '') !== signOuts) return true;
+    const kept = saved.refresh_token;
+    return kept !== undefined && kept !== held.refresh_token && this.#signOuts.has(kept);
+  }
+}
+
 /** The credentials one provider keeps, under one storage key. */
 export class Credentials {
   readonly #stored: StoredJson<Saved>;
   readonly #resource: string;
+  readonly #handedOut = new HandedOut();
 
   constructor(storage: KeyValueStorage, key: string, resource: string, onChange: () => void) {
     this.#resource = resource;
@@ -155,6 +188,24 @@ export class Credentials {
   /** This server's tokens and identity. */
   signed(): Signed {
     return this.#stored.get().resources?.[this.#resource] ?? EMPTY;
+  }
+
+  /** The tokens held for authorization server `issuer` (the latest without one). */
+  held(issuer?: string): StoredOAuthTokens | undefined {
+    const signed = this.signed();
+    return issuer === undefined ? signed.latest : signed.tokens[issuer];
+  }
+
+  /** The tokens held for `issuer`, handed to the SDK's `auth()`, which may refresh them. */
+  handOut(issuer: string): StoredOAuthTokens | undefined {
+    const held = this.held(issuer);
+    this.#handedOut.note(held, this.signOuts());
+    return held;
+  }
+
+  /** Whether a refresh's answer `saved` is for tokens not held any more (`HandedOut`). */
+  stale(saved: StoredOAuthTokens, issuer?: string): boolean {
+    return this.#handedOut.stale(saved, this.held(issuer), this.signOuts());
   }
 
   /** Tokens and identity go; the count of sign-outs goes up (by any provider on the storage). */

@@ -118,18 +118,18 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * resource; tokens saved for another resource are never returned.
    */
   tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
-    const signed = this.#saved.signed();
-    return ctx === undefined ? signed.latest : signed.tokens[ctx.issuer];
+    return ctx ? this.#saved.handOut(ctx.issuer) : this.#saved.held();
   }
 
   /**
    * Signed out meanwhile (here, in another tab, or the server was removed):
-   * a code exchange that began before saves nothing, nor does a refresh
-   * (nothing is held to refresh any more).
+   * a code exchange that began before saves nothing, nor does a refresh of
+   * tokens that are not the held ones any more (nothing is held, or someone
+   * signed in since).
    */
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
     const exchange = this.#exchanging;
-    if (exchange ? this.#signedOutSince(exchange) : !this.tokens(ctx)) return;
+    if (exchange ? this.#signedOutSince(exchange) : this.#saved.stale(tokens, ctx?.issuer)) return;
     this.#saved.setSigned((signed) => signedWith(tokens, ctx?.issuer ?? '', signed, exchange));
     this.#seenToken = tokens.access_token;
     this.#signIn.withdraw();

@@ -319,6 +319,46 @@ describe('who a sign-in is, when the token answer says little (opaque tokens)', 
     expect(authServer.verify(provider.tokens()?.access_token as string)?.sub).toBe('bob');
     expect(provider.identity()).not.toBe(alice);
   });
+
+  it.each([
+    ['kept', false],
+    ['rotated', true],
+  ])(
+    "a refresh of the previous user's tokens (refresh token %s) that lands after a sign-out and someone else's sign-in saves nothing",
+    async (_, rotateRefreshTokens) => {
+      const { authServer, server } = await protectedServer('modern', {
+        authServer: { opaqueTokens: true, rotateRefreshTokens },
+      });
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      rewriteTokens(authServer.url, async (body, grant) => {
+        if (grant === 'refresh_token') await gate; // a slow token endpoint
+        return body;
+      });
+      const { provider } = oauthProvider(server);
+      await provider.authorize();
+      // The transport's 401 → auth(): a refresh of alice's tokens, in flight.
+      const refreshing = auth(provider, { serverUrl: server.url });
+      await eventually(() => expect(authServer.stats().refreshes).toBe(1));
+      await provider.signOut();
+      authServer.setUser('bob');
+      await provider.authorize();
+      const bobs = provider.tokens() as { access_token: string; refresh_token?: string };
+      expect(authServer.verify(bobs.access_token)?.sub).toBe('bob');
+      const bob = provider.identity();
+      release();
+      await refreshing;
+      expect(provider.identity()).toBe(bob);
+      expect(provider.tokens()).toEqual(bobs);
+      // Bob's own refresh still saves.
+      authServer.expireAccessTokens();
+      expect(await auth(provider, { serverUrl: server.url })).toBe('AUTHORIZED');
+      expect(authServer.verify(provider.tokens()?.access_token as string)?.sub).toBe('bob');
+      expect(provider.identity()).toBe(bob);
+    },
+  );
 });
 
 const NEWS = 'public://news';

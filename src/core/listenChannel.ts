@@ -228,7 +228,13 @@ export class ListenChannel implements ChangeChannel {
     if (next.retryInMs !== undefined) {
       this.#stopWait = delay(this.#options.signal, next.retryInMs, () => this.#pump());
     } else if (this.#streams.length === 0 && this.#status.state !== 'idle') {
-      this.#setStatus({ state: 'idle', note: 'nothing to listen to' });
+      this.#setStatus({
+        state: 'idle',
+        note:
+          this.#refusals.uris.size + this.#refusals.lists.size
+            ? 'the server refused all that is wanted'
+            : 'nothing to listen to',
+      });
     }
   }
 

@@ -1,10 +1,10 @@
-import { errorMessage, rpcCode } from './errors';
+import { errorMessage, isNotFound } from './errors';
 import { newcomers, type PlannedStream } from './listenPlan';
 import type { NotifiedList } from './lists';
 
 /**
  * What a 2026-07-28 server refused to listen to (rule 5). A listen refused
- * with a JSON-RPC error is the server's answer, not a missing one: the same
+ * as invalid params or not found is the server's answer, not a missing one: the same
  * filter would get the same answer, so it is not asked again with backoff.
  * What the refused request brought (its new URIs, then its new lists as one
  * more) is halved instead, the first half asked at once, until what is
@@ -48,15 +48,18 @@ export class ListenRefusals {
 
   /**
    * Whether the listen for `asked`, made while `streams` were open, failed
-   * with the server's refusal (a JSON-RPC error) and not for want of an
-   * answer (a timeout, the network), which says nothing of its will.
+   * with the server's refusal of what it asked: invalid params (-32602) or
+   * resource not found (-32002). Anything else says nothing of the filter:
+   * no answer (a timeout, the network) or one that may change (-32603, the
+   * SDK's "Subscription limit reached" while 1,024 listens are open server
+   * wide; a gateway's -32000), so it is asked again with backoff.
    */
   refused(
     asked: { uris: readonly string[]; lists: readonly NotifiedList[] },
     streams: readonly PlannedStream[],
     error: unknown,
   ): boolean {
-    if (rpcCode(error) === undefined) return false;
+    if (!isNotFound(error)) return false;
     const uris = newcomers(streams, new Set(asked.uris));
     const lists = asked.lists.filter((list) => !streams.some((stream) => stream.lists.has(list)));
     const brought = uris.length + (lists.length > 0 ? 1 : 0);

@@ -571,6 +571,36 @@ describe('ListenChannel', () => {
     expect(t.last().filter.resourceSubscriptions).toEqual(['a://3']);
   });
 
+  it('a listen refused with a transient JSON-RPC error (the SDK server full at -32603, a gateway -32000) is asked again with backoff, nothing declined', async () => {
+    const t = setup();
+    const full = Object.assign(new Error('Subscription limit reached'), { code: -32603 });
+    t.channel.update(desire(['a://1'], { lists: [] }));
+    await t.stream(1).fail(full);
+    expect(t.declined()).toEqual(new Map());
+    expect(t.channel.mayCover('a://1')).toBe(true);
+    expect(t.status()).toMatchObject({
+      state: 'reopening',
+      attempt: 1,
+      lastError: 'Subscription limit reached',
+    });
+    await vi.advanceTimersByTimeAsync(BACKOFF.initialDelayMs);
+    expect(t.stream(2).filter.resourceSubscriptions).toEqual(['a://1']);
+    await t.stream(2).fail(Object.assign(new Error('bad gateway'), { code: -32000 }));
+    expect(t.declined()).toEqual(new Map());
+    await vi.advanceTimersByTimeAsync(2000);
+    await t.stream(3).ack();
+    expect(t.covered()).toEqual(['a://1']);
+  });
+
+  it('-32002 (resource not found) is a refusal, like -32602', async () => {
+    const t = setup();
+    const missing = Object.assign(new Error('Resource not found'), { code: -32002 });
+    t.channel.update(desire(['a://1'], { lists: [] }));
+    await t.stream(1).fail(missing);
+    expect(t.declined()).toEqual(new Map([['a://1', 'the server refused: Resource not found']]));
+    expect(t.client.listen).toHaveBeenCalledTimes(1);
+  });
+
   it('new lists in a refused listen go with its later half; a list refused alone cannot be covered and is not asked again', async () => {
     const t = setup();
     const refusal = Object.assign(new Error('not supported'), { code: -32602 });

@@ -35,16 +35,17 @@ const BAD = 'bad://nope';
  * acknowledgement, as a 2026-07-28 server rejects a filter it will not serve. `asking(uri)`:
  * how many listens asked for `uri`.
  */
-function refusing(refused: (uris: string[]) => boolean) {
+function refusing(
+  refused: (uris: string[]) => boolean,
+  error = { code: -32602, message: 'unknown resource' },
+) {
   const asked: string[][] = [];
   const rules: TamperRules = {
     rewrite: (message, exchange) => {
       if (!isNotification(message, ACK)) return undefined;
       const uris = requestedUris(exchange);
       asked.push(uris);
-      return refused(uris)
-        ? { jsonrpc: '2.0', id: exchange.id, error: { code: -32602, message: 'unknown resource' } }
-        : undefined;
+      return refused(uris) ? { jsonrpc: '2.0', id: exchange.id, error } : undefined;
     },
   };
   const asking = (uri: string) => asked.filter((uris) => uris.includes(uri)).length;
@@ -393,10 +394,35 @@ describe('listens refused by a hostile 2026-07-28 server', () => {
     expect(h.proxy.stats(LISTEN).requests).toBeLessThanOrEqual(
       2 + Math.log2(uris.length) + uris.length,
     );
-    expect(diagnosticsOf(h.sync).stream).toMatchObject({ state: 'idle', nextRetryAt: undefined });
+    // Idle, and saying why: not "nothing to listen to" while URIs are wanted.
+    expect(diagnosticsOf(h.sync).stream).toMatchObject({
+      state: 'idle',
+      nextRetryAt: undefined,
+      note: expect.stringContaining('refused'),
+    });
     expect(diagnosticsOf(h.sync).lists.resources).toBe(false);
     expect(h.sync.getState()).toMatchObject({ status: 'ready', attempt: 0 });
     list.unmount();
+  });
+});
+
+describe('listens a full 2026-07-28 server turns away for now', () => {
+  it('a server at its subscription limit (-32603) declines nothing: the listen is asked again with backoff and covers once there is room', async () => {
+    let full = 3;
+    const server = refusing(() => full-- > 0, {
+      code: -32603,
+      message: 'Subscription limit reached',
+    });
+    h = await startHostile('modern', {}, server.rules);
+    h.server.store.upsert(text(B, 'b1'));
+    const log = recordEvents(h.sync);
+    h.mount(URI);
+    h.mount(B);
+    await h.acknowledged(URI);
+    await h.acknowledged(B);
+    expect(server.asking(B)).toBe(4);
+    expect(log.events.some((event) => event.type === 'declined')).toBe(false);
+    expect(diagnosticsOf(h.sync).stream).toMatchObject({ state: 'open', attempt: 0 });
   });
 });
 

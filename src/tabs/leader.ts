@@ -9,7 +9,7 @@ import type { McpEvent } from '../core/events';
 import { whileAlive } from '../core/lifetime';
 import { mostVerbose } from '../core/logLevels';
 import { FORWARDED, type GroupLink, isGroupKey } from './link';
-import { type Member, Members } from './members';
+import { MAX_TABS, type Member, Members } from './members';
 import { type TabMessage, toWire } from './protocol';
 import { callFor, readFor } from './serving';
 import { MAX_ITEMS } from './validate';
@@ -124,10 +124,15 @@ export class Leader {
     if (message.tab === this.#link.tab) return;
     // Requests of a tab that never said hello make it a member (it said hello before any tab
     // led, and its first words to this one are its pending reads): counted at once, whatever
-    // the message. Past MAX_TABS, new tabs are not served at all.
+    // the message. Past MAX_TABS, new tabs are not served at all: their reads and calls are
+    // answered so (a tab may follow this one having heard its answer to another newcomer), so
+    // they do not wait out their timeouts.
     const known = this.#members.has(message.tab);
     const member = this.#members.join(message.tab);
-    if (!member) return;
+    if (!member) {
+      if (message.type === 'read' || message.type === 'call') this.#refuse(message.tab, message.id);
+      return;
+    }
     if (!known && message.type !== 'hello') {
       // Its hello went unanswered: what it missed (events are forwarded only while
       // members are known, and the connection may have come up since) goes now.
@@ -215,6 +220,15 @@ export class Leader {
       this.#calls.delete(name);
     }
     this.#reply(reply);
+  }
+
+  /** A tab this one does not serve (its roster full) is told so, and that it may ask again. */
+  #refuse(tab: string, id: number): void {
+    const error = new McpQueryError(
+      'NOT_CONNECTED',
+      `the tab holding the connection serves at most ${MAX_TABS} tabs and cannot take this one now; it asks again shortly`,
+    );
+    this.#reply({ type: 'reply', to: tab, id, error: toWire(error), stranger: true });
   }
 
   /** A reply to another tab's request, unless this tab no longer leads (the next leader answers). */

@@ -50,6 +50,10 @@ export class Membership {
   readonly #waiters = new Waiters();
   #handovers = 0;
   #tabs = 1;
+  /** The leader this tab follows said it does not serve it (its roster full), until welcomed. */
+  #stranger = false;
+  /** The hellos being said now: a later round stops an earlier one. */
+  #hellos = 0;
 
   /** `logLevel`: what this tab's `useServerLog` asks for now. */
   constructor(
@@ -110,16 +114,36 @@ export class Membership {
   }
 
   /**
-   * Say hello, and again while this tab neither leads nor knows who does (a leader whose roster
-   * was full refused it, and has room once made-up tabs are dropped): HELLO_AGAIN_MS apart,
-   * doubling, at most HELLO_ATTEMPTS hellos in all.
+   * Say hello, and again while this tab neither leads nor knows who does, or the leader it
+   * follows does not serve it (a leader whose roster was full refused it, and has room once
+   * made-up tabs are dropped): HELLO_AGAIN_MS apart, doubling, at most HELLO_ATTEMPTS hellos in
+   * a round. A round ends once a leader is known and serves this tab.
    */
-  #hello(attempt: number): void {
-    if (this.#leading || this.#follower.following) return;
-    this.#send({ type: 'hello', tab: this.tab });
+  #hello(attempt: number, round = this.#hellos): void {
+    if (round !== this.#hellos || this.#leading) return;
+    if (this.#follower.following && !this.#stranger) return;
+    if (attempt > 0 || !this.#stranger) this.#send({ type: 'hello', tab: this.tab });
     if (attempt + 1 >= HELLO_ATTEMPTS) return;
     const wait = Math.min(HELLO_AGAIN_MS * 2 ** attempt, HELLO_AGAIN_MAX_MS);
-    delay(this.#leaving.signal, wait, () => this.#hello(attempt + 1));
+    delay(this.#leaving.signal, wait, () => this.#hello(attempt + 1, round));
+  }
+
+  /**
+   * The leader answered one of this tab's requests that it does not serve it: say hello again
+   * (a new round, the first after HELLO_AGAIN_MS: the request itself just asked to join).
+   */
+  #refused(): void {
+    if (this.#stranger) return;
+    this.#stranger = true;
+    this.#hellos += 1;
+    this.#hello(0);
+  }
+
+  /** The leader welcomed this tab: it is served, and learns what this tab holds. */
+  #welcomed(): void {
+    if (!this.#stranger) return;
+    this.#stranger = false;
+    this.#follower.interest();
   }
 
   /**
@@ -238,8 +262,12 @@ export class Membership {
       if (isLeaderMessage(message)) this.#leader?.receive(message);
       return;
     }
+    if (message.type === 'reply' && message.to === this.tab && message.stranger) this.#refused();
+    if (message.type === 'events' && message.to === this.tab) this.#welcomed();
     if (message.type === 'leader') {
       if (this.#follower.follow(message.tab)) {
+        // Another leader: whether it serves this tab is not known yet.
+        this.#stranger = false;
         this.#handovers = message.handovers;
         this.#emitTabs();
         this.#waiters.recheck();

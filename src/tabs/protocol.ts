@@ -51,6 +51,8 @@ export type TabMessage =
       value?: unknown;
       updatedAt?: number;
       error?: WireError;
+      /** The leader does not serve the tab (its roster is full): it says hello again later. */
+      stranger?: true;
     }
   /** Content the leader read: every tab that has the entry takes it, without reading again. */
   | { type: 'data'; key: QueryKey; data: unknown; updatedAt: number }

@@ -25,9 +25,10 @@ export interface Pending {
  * A follower's reads and calls on their way to the leader. At most MAX_REQUESTS_PER_TAB are
  * sent at once (what the leader runs for one tab, refusing more): the rest wait here, in the
  * order made, so a tab showing many resources is never refused. A request counts until the
- * leader's reply comes, even one this tab gave up (the leader still runs it), or until another
- * tab leads. Each waits at most its timeout (a call then is cancelled on the leader); a handover
- * moves them to the next leader.
+ * leader's reply comes, even one this tab cancelled (the leader still runs it), until it times
+ * out, or until another tab leads. Each waits at most its timeout (a call then is cancelled on
+ * the leader): a leader that never answers holds no place for good. A handover moves them to
+ * the next leader.
  */
 export class Requests {
   readonly #tab: string;
@@ -74,6 +75,8 @@ export class Requests {
       };
       const timer = setTimeout(() => {
         const taken = this.#take(id);
+        // No answer in time: the leader dropped it or is stuck, and its place goes to the next.
+        if (this.#running.delete(id)) this.#flush();
         // A call given up on is cancelled where it runs: a retry would run it twice.
         if (taken?.request.type === 'call' && taken.sentTo !== undefined) {
           this.#send({ type: 'cancel', tab: this.#tab, id });

@@ -164,6 +164,7 @@ const SHAPES: Record<TabMessage['type'], Check> = {
     isString(m.to) &&
     isId(m.id) &&
     (m.updatedAt === undefined || isTime(m.updatedAt)) &&
+    (m.stranger === undefined || m.stranger === true) &&
     (m.error === undefined ||
       (isObject(m.error) &&
         typeof m.error.name === 'string' &&

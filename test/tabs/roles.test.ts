@@ -567,7 +567,7 @@ describe('a message storm (rule 14, and rule 8 for tab messages)', () => {
     expect(a.tabs()).toMatchObject({ leader: true, tabs: MAX_TABS + 1 });
     expect(b.tabs()).toMatchObject({ leader: false, tabs: MAX_TABS + 1 });
 
-    // A tab past the cap is not served at all: no read, no reply.
+    // A tab past the cap is not served at all: no read, only a refusal (so it does not wait).
     hub.inject(GROUP, {
       type: 'read',
       tab: 'ghost-399',
@@ -581,7 +581,15 @@ describe('a message storm (rule 14, and rule 8 for tab messages)', () => {
     const toGhosts = hub
       .sent(a.label, 'reply')
       .filter((reply) => /^ghost-39[89]$/.test((reply as { to: string }).to));
-    expect(toGhosts).toEqual([]);
+    expect(toGhosts).toEqual([
+      expect.objectContaining({
+        to: 'ghost-399',
+        id: 1,
+        stranger: true,
+        error: expect.objectContaining({ message: expect.stringMatching(/serves at most/) }),
+      }),
+    ]);
+    expect(toGhosts[0]).not.toHaveProperty('value');
     expect(a.local.desires.flatMap((desire) => desire.uris)).not.toContain('ghost://398');
 
     // No made-up tab holds a lock: once the grace after joining has passed, they are gone.

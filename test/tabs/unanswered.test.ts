@@ -1,0 +1,89 @@
+/**
+ * A follower whose leader does not answer (rule 14): a request that times out frees its place,
+ * and a leader that does not serve a tab (its roster full) says so instead of staying silent.
+ * Fake tabs as in roles.test.ts.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { MAX_REQUESTS_PER_TAB } from '../../src/tabs/leader';
+import { MAX_TABS } from '../../src/tabs/members';
+import {
+  browser,
+  contents,
+  GROUP,
+  group,
+  LEADER_LOCK,
+  REQUEST_TIMEOUT_MS,
+  resourceKey,
+  type Tab,
+  tabLock,
+  withFakeTabs,
+} from '../support/tabsHarness';
+
+withFakeTabs();
+
+describe('a leader that does not answer (rule 14)', () => {
+  it('a read that timed out frees its place: a tab whose leader never answers sends its next reads at once', async () => {
+    const { hub, locks, open, settle } = browser();
+    // A script holds the leader lock and says it leads, but answers nothing.
+    void locks.tab().locks.request(LEADER_LOCK, {}, () => new Promise(() => {}));
+    const b = open();
+    hub.inject(GROUP, { type: 'leader', tab: 'ghost', handovers: 0 });
+    await settle();
+    for (let i = 0; i < MAX_REQUESTS_PER_TAB; i++) b.read(`doc://${i}`);
+    await settle();
+    expect(hub.sent(b.label, 'read')).toHaveLength(MAX_REQUESTS_PER_TAB);
+    // A follower's read waits twice the request timeout for its reply; then it gives up, and
+    // its query tries again (after a retry delay): sent at once, in the places freed.
+    await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS + 2000);
+    await settle();
+    expect(hub.sent(b.label, 'read')).toHaveLength(2 * MAX_REQUESTS_PER_TAB);
+  });
+
+  it('a tab the leader does not serve (its roster full) is told so at once, says hello again, and is served once there is room', async () => {
+    const { tabs, hub, locks, open, settle } = await group(1);
+    const [a] = tabs as [Tab];
+    // Made-up tabs that hold their locks fill the roster; the last place goes to a newcomer
+    // whose hello comes just before this tab's, and this tab hears the leader's answer to it.
+    const script = locks.tab().locks;
+    const gone: Array<() => void> = [];
+    const ghost = (name: string) => {
+      void script.request(tabLock(name), {}, () => new Promise<void>((end) => gone.push(end)));
+      hub.inject(GROUP, { type: 'hello', tab: name });
+    };
+    for (let i = 0; i < MAX_TABS - 1; i++) ghost(`ghost-${i}`);
+    await settle();
+    ghost('ghost-last');
+    const c = open();
+    await settle();
+    expect(a.tabs()).toMatchObject({ leader: true, tabs: MAX_TABS + 1 });
+
+    const read = c.read('doc://1');
+    await settle();
+    const replies = hub.sent(a.label, 'reply') as Array<{
+      to: string;
+      error?: { message: string };
+    }>;
+    expect(replies.filter((reply) => reply.to === c.id)[0]?.error?.message).toMatch(
+      /serves at most 256 tabs/,
+    );
+    // Its query's retries (1, 2 and 4 s apart) are refused as fast: failed before one read's
+    // timeout (twice the request timeout) would have passed.
+    await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS - 1000);
+    await settle();
+    expect(read.state).toBe('rejected');
+    expect(String(read.error)).toMatch(/serves at most 256 tabs/);
+    const hellos = hub.sent(c.label, 'hello').length;
+    expect(hellos).toBeGreaterThan(1);
+
+    // One made-up tab goes: the next hello is answered, and the tab is served.
+    gone[0]?.();
+    await vi.advanceTimersByTimeAsync(60_000);
+    await settle();
+    expect(a.tabs()).toMatchObject({ leader: true, tabs: MAX_TABS + 1 });
+    const next = c.read('doc://2');
+    await settle();
+    a.local.answerKey(resourceKey('doc://2'), contents('doc://2', 'v2'));
+    await settle();
+    expect(next.value).toEqual(contents('doc://2', 'v2'));
+  });
+});

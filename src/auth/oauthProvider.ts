@@ -215,6 +215,11 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     return this.#signIn.url();
   }
 
+  /** The `state` of the sign-in stored as in progress (this page may have stopped waiting). */
+  signInState(): string | undefined {
+    return this.#signIn.get().state;
+  }
+
   /**
    * Send the user to sign in. Redirect mode leaves the page (the callback
    * page finishes); popup mode resolves once the popup has reported back
@@ -231,7 +236,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     const url = this.#signIn.url();
     if (!url) return;
     const callback = await leaveFor(url, this.#options, this.#signIn).catch((error) => {
-      // A popup closed before it answered: that sign-in is over; the next one starts afresh.
+      // The popup reads as closed: this page stops waiting; the next authorize() starts afresh.
       if (error instanceof McpQueryError && error.code === 'CANCELLED') this.#abandon(url);
       throw error;
     });
@@ -307,10 +312,14 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     return exchange !== undefined && exchange.signOuts !== this.#saved.signOuts();
   }
 
-  /** The sign-in `url` started is over unfinished: its secrets go, unless another replaced it. */
+  /**
+   * This page stops waiting for the sign-in `url` started: its URL goes; the
+   * stored sign-in stays until the next `authorize()` replaces it (a popup
+   * cut off by COOP only reads as closed: its callback page may finish it).
+   */
   #abandon(url: URL): void {
     if (this.#signIn.url() !== url) return;
-    this.#signIn.clear();
+    this.#signIn.withdraw();
     this.#notify();
   }
 

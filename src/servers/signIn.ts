@@ -81,8 +81,11 @@ export class ServerSignIn {
     made.subscribe(() => {
       // Every sign-in handed out (the first, a step-up, one after an expiry) is remembered, and
       // forgotten once it is over: redeemed (here, by a popup that reported back, or by the
-      // callback page), replaced, abandoned, or no longer needed.
-      const state = made.pendingAuthorization?.searchParams.get('state') ?? null;
+      // callback page), replaced, or dropped. One this page stopped waiting for (its popup read
+      // as closed: maybe cut off by COOP) stays while stored: the popup's own page may finish it.
+      const handedOut = made.pendingAuthorization?.searchParams.get('state') ?? null;
+      const stored = made.signInState() === remembered ? remembered : null;
+      const state = handedOut ?? stored;
       if (state === remembered) return;
       if (remembered !== null) this.#forgetState(remembered);
       remembered = state;

@@ -10,6 +10,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { completeAuthorization, createOAuthProvider, memoryStorage } from '../../src/auth';
+import { createServerSignIn } from '../../src/servers';
 import { ERA_CASES } from '../support/eras';
 import { atEnd, closeAll, connect, protectedServer } from '../support/oauth';
 import { disposeSyncs } from '../support/syncs';
@@ -198,6 +199,61 @@ describe.each(ERA_CASES)('the sign-in popup ($kind)', ({ kind }) => {
     history.replaceState(null, '', '/');
     expect(close).toHaveBeenCalled();
     await signedIn;
+    await eventually(() => expect(sync.getState().status).toBe('ready'));
+  });
+
+  it('a popup cut off by COOP (reads closed at once) with a storage it shares: its own callback page still signs in', async () => {
+    const { server } = await protectedServer(kind);
+    const storage = memoryStorage(); // the app's own, which the popup's page sees too
+    const redirectUrl = `${location.origin}/callback`;
+    const options = { serverUrl: server.url, redirectUrl, mode: 'popup' as const, storage };
+    const opener = createOAuthProvider(options);
+    const opened: string[] = [];
+    window.open = ((url: string) => {
+      opened.push(url);
+      return { closed: true }; // severed by COOP: it reads as closed at once
+    }) as typeof window.open;
+    const { sync } = connect(server, opener);
+    await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+    const cancelled = opener.authorize().catch((error: unknown) => error);
+    await eventually(() => expect(opened).toHaveLength(1));
+    // authorize() gives up while the user is still at the authorization server.
+    expect(await cancelled).toMatchObject({ code: 'CANCELLED' });
+    expect(opener.pendingAuthorization).toBeUndefined();
+    const response = await fetch(opened[0] as string, { redirect: 'manual' });
+    const callback = new URL(response.headers.get('location') ?? '');
+    // The popup's callback page (no opener: COOP severed it), on the same storage.
+    await expect(completeAuthorization(createOAuthProvider(options), callback)).resolves.toEqual({
+      returnTo: undefined,
+      popup: false,
+    });
+    expect(opener.tokens()).toBeDefined();
+    await eventually(() => expect(sync.getState().status).toBe('ready'));
+  });
+
+  it("a server's popup cut off by COOP, with ServerSignIn on a shared storage: the popup's callback page still signs in", async () => {
+    const { server } = await protectedServer(kind);
+    const storage = memoryStorage(); // localStorage, the default: the popup's page sees it too
+    const options = { redirectUrl: `${location.origin}/callback`, mode: 'popup' as const, storage };
+    const config = { id: 'guarded', url: server.url };
+    const opener = createServerSignIn(options).providerFor(config);
+    const opened: string[] = [];
+    window.open = ((url: string) => {
+      opened.push(url);
+      return { closed: true };
+    }) as typeof window.open;
+    const { sync } = connect(server, opener);
+    await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+    const cancelled = opener.authorize().catch((error: unknown) => error);
+    await eventually(() => expect(opened).toHaveLength(1));
+    expect(await cancelled).toMatchObject({ code: 'CANCELLED' });
+    const response = await fetch(opened[0] as string, { redirect: 'manual' });
+    const callback = new URL(response.headers.get('location') ?? '');
+    await expect(createServerSignIn(options).complete(callback)).resolves.toMatchObject({
+      serverId: 'guarded',
+      popup: false,
+    });
+    expect(opener.tokens()).toBeDefined();
     await eventually(() => expect(sync.getState().status).toBe('ready'));
   });
 

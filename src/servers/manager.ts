@@ -56,11 +56,7 @@ export class McpServerManager {
     this.#options = options;
     const { storage, channel } = options;
     this.#storageKey = options.storageKey ?? DEFAULT_STORAGE_KEY;
-    this.#store = new ConfigStore({
-      key: this.#storageKey,
-      storage,
-      channel,
-    });
+    this.#store = new ConfigStore({ key: this.#storageKey, storage, channel });
     this.#store.subscribe(() => void this.#reconcile());
     void this.#reconcile();
   }
@@ -83,9 +79,9 @@ export class McpServerManager {
   };
 
   /**
-   * Add a server, checked at once: a bad URL, name, id or header, or a URL
-   * or name already in the list, is refused with a reason and changes
-   * nothing. Call it from an event handler, not while rendering.
+   * Add a server, checked at once: a bad URL, name, id or header, or a URL or name already in
+   * the list, is refused with a reason and changes nothing. It starts signed out (whatever this
+   * tab kept under its id and URL goes). Call it from an event handler, not while rendering.
    */
   add = (input: McpServerInput): AddServerResult => {
     this.#alive();
@@ -99,6 +95,7 @@ export class McpServerManager {
     });
     const checked = result as ServerConfigResult;
     if (!checked.ok) return checked;
+    void this.#options.signIn?.forgetStored(checked.server);
     void this.#reconcile();
     return { ok: true, server: this.#entryOf(checked.server.id) as McpServer };
   };

@@ -108,6 +108,17 @@ export class ServerSignIn {
   }
 
   /**
+   * A server added afresh starts signed out: what the storage still holds
+   * under its id and URL (a server by that id removed while no manager of
+   * this page was mounted to hear it) is forgotten. Never rejects.
+   */
+  forgetStored(server: Pick<McpServerConfig, 'id' | 'url'>): Promise<void> {
+    const provider = this.providerFor(server);
+    if (!provider.tokens() && provider.identity() === undefined) return Promise.resolve();
+    return this.forget({ ...server, auth: 'oauth' }).catch(() => {});
+  }
+
+  /**
    * For the callback page: finish the sign-in this callback belongs to (its
    * `state` names the server; any other callback is refused), as
    * `completeAuthorization` does for one provider. In a popup it hands the

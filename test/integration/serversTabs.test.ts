@@ -258,4 +258,57 @@ describe('McpServerManager in two tabs', () => {
       expect(entry(b, 'gone')).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' }),
     );
   });
+  it('removed in one tab while another had no manager mounted (another route): added again there, it starts signed out', async () => {
+    const auth = await authServer();
+    const [gone, learning] = await Promise.all([
+      serverOf('modern', 'gone', { authServer: auth }),
+      serverOf('modern', 'learning', { authServer: auth }),
+    ]);
+    const local = memoryStorage();
+    const sessionB = memoryStorage();
+    const browserB = userBrowser();
+    const open = (session: KeyValueStorage, navigate?: (url: URL) => Promise<void>) => {
+      const channels = tabChannels();
+      atEnd(() => channels.closeAll());
+      return openManager({
+        storage: local,
+        channel: channels.open,
+        signIn: signInOf(session, navigate),
+      });
+    };
+    const a = open(memoryStorage());
+    let b = open(sessionB, browserB.navigate);
+    a.manager.add({ id: 'gone', name: 'Gone', url: gone.url });
+    a.manager.add({ id: 'learning', name: 'Learning', url: learning.url });
+    await eventually(() => {
+      for (const id of ['gone', 'learning']) {
+        expect(entry(b, id)).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' });
+      }
+    });
+    entry(b, 'gone')?.authorize();
+    entry(b, 'learning')?.authorize();
+    await eventually(() => expect(browserB.callbacks).toHaveLength(2));
+    for (const callback of browserB.callbacks) await signInOf(sessionB).complete(callback);
+    await eventually(() => {
+      for (const id of ['gone', 'learning']) {
+        expect(entry(b, id)).toMatchObject({ status: 'ready', signIn: 'signed-in' });
+      }
+    });
+    await b.close(); // tab B goes to a page without <McpServersProvider>
+    expect(await a.manager.remove('gone')).toBe(true);
+    expect(await a.manager.remove('learning')).toBe(true);
+    // Back on the servers page in tab B: both added again, one as OAuth, one to learn it from a 401.
+    b = open(sessionB, browserB.navigate);
+    b.manager.add({ id: 'gone', name: 'Gone', url: gone.url, auth: 'oauth' });
+    b.manager.add({ id: 'learning', name: 'Learning', url: learning.url });
+    await eventually(() => {
+      for (const id of ['gone', 'learning']) {
+        expect(entry(b, id)).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' });
+      }
+    });
+    const tokensInB = (id: string, url: string) =>
+      signInOf(sessionB).providerFor({ id, url }).tokens();
+    expect(tokensInB('gone', gone.url)).toBeUndefined();
+    expect(tokensInB('learning', learning.url)).toBeUndefined();
+  });
 });

@@ -76,6 +76,8 @@ export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
     const own = running.current;
     if (!own || own.signal.aborted || !mutation.isPending) return;
     own.abort(new McpQueryError('CANCELLED', 'the call was cancelled'));
+    // No call runs now: a notification of this one still on its way does not show.
+    running.current = undefined;
     // The call settles as cancelled: this observer lets go of it, so it shows no error.
     mutation.reset();
     setProgress(undefined);

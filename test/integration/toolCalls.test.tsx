@@ -12,7 +12,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { type ReactNode, useEffect, useRef } from 'react';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { callToolMutationOptions, McpProvider, useCallTool, useMcp } from '../../src';
+import { callTool, callToolMutationOptions, McpProvider, useCallTool, useMcp } from '../../src';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { CallToolVariables } from '../../src/core/tools';
 import { type StoredTool, startTamperProxy, type TestServer } from '../servers';
@@ -227,6 +227,31 @@ describe.each(ERA_CASES)('tool calls ($kind)', ({ kind }) => {
     expect(captured.progress).toEqual([]);
     expect(server.store.extras.release()).toBe(1);
     await eventually(() => expect(textOf(call().data)).toBe('called held with {}'));
+  });
+
+  it('progress stays cleared after cancel: a late notification of the cancelled call does not show', async () => {
+    const server = await serve(kind);
+    const { ui, call, captured } = captureCallTool();
+    renderApp(server.url, ui);
+    await eventually(() => expect(call().status).toBe('idle'));
+    const seen: Progress[] = [];
+    act(() => {
+      call().mutate({ name: 'paced', onProgress: (progress) => seen.push(progress) });
+    });
+    await eventually(() => expect(captured.progress).toHaveLength(1));
+    act(() => call().cancel());
+    expect(call().progress).toBeUndefined();
+    // The server stops the call; a notification already on its way has arrived by the time
+    // another call's answer has.
+    await eventually(() => expect(server.store.extras.cancelledCalls).toContain('paced'));
+    const sync = new McpCacheSync({ queryClient: new CoreQueryClient(), url: server.url });
+    cleanups.push(() => sync.dispose());
+    sync.mount();
+    await callTool(sync, { name: 'echo' });
+    expect(call().cancelled).toBe(true);
+    expect(call().progress).toBeUndefined();
+    expect(captured.progress).toHaveLength(1);
+    expect(seen).toHaveLength(1);
   });
 
   it('callToolMutationOptions works with a plain MutationObserver, without React', async () => {

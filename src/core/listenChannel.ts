@@ -35,7 +35,8 @@ interface Stream extends AcknowledgedStream {
   openedAt: number;
 }
 
-type Opening = Extract<Plan<Stream>, { kind: 'open' }>;
+/** A request; a probe only tests whether the server refuses what it asks (`listenRefusals.ts`). */
+type Opening = Extract<Plan<Stream>, { kind: 'open' }> & { probe?: true };
 
 /**
  * The 2026-07-28 channel (docs/design.md, rules 4–6): `subscriptions/listen`
@@ -180,6 +181,12 @@ export class ListenChannel implements ChangeChannel {
   #pump(): void {
     if (this.#opening || this.#retry.pending) return;
     if (this.#status.state === 'unsupported') return;
+    const probe = this.#refusals.probe();
+    // A probe is asked and answered alone: nothing else of a plan is read.
+    if (probe) {
+      this.#open({ ...probe, probe: true } as Opening);
+      return;
+    }
     this.#stopWait?.();
     this.#stopWait = undefined;
     const { clock, retention } = this.#options;
@@ -232,7 +239,7 @@ export class ListenChannel implements ChangeChannel {
         state: 'idle',
         note:
           this.#refusals.uris.size + this.#refusals.lists.size
-            ? 'the server refused all that is wanted'
+            ? 'all refused by the server'
             : 'nothing to listen to',
       });
     }
@@ -263,6 +270,13 @@ export class ListenChannel implements ChangeChannel {
 
   #acknowledged(next: Opening, subscription: McpSubscription): void {
     this.#opening = undefined;
+    if (next.probe) {
+      // Only a test: the open streams still cover what they carry.
+      void subscription.close().catch(() => {});
+      this.#refusals.acknowledged(true);
+      this.#pump();
+      return;
+    }
     // A stream is open again: a retry still pending for an older one would
     // only hold the next change back.
     this.#retry.cancel();

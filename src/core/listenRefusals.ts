@@ -2,16 +2,26 @@ import { errorMessage, isNotFound } from './errors';
 import { newcomers, type PlannedStream } from './listenPlan';
 import type { NotifiedList } from './lists';
 
+/** What a listen asks for. */
+interface Asked {
+  uris: readonly string[];
+  lists: readonly NotifiedList[];
+}
+
 /**
  * What a 2026-07-28 server refused to listen to (rule 5). A listen refused
- * as invalid params or not found is the server's answer, not a missing one: the same
- * filter would get the same answer, so it is not asked again with backoff.
- * What the refused request brought (its new URIs, then its new lists as one
- * more) is halved instead, the first half asked at once, until what is
- * refused alone is declined with the server's message and not asked again
- * until it is let go. Each refusal halves what the next request brings or
- * declines something: a server that refuses everything has everything
- * declined after at most n + 2 + log2(n) requests for n URIs.
+ * as invalid params or not found is the server's answer, not a missing one:
+ * the same filter would get the same answer, so it is not asked again with
+ * backoff. What the refused request brought (its new URIs, then its new
+ * lists as one more) is halved instead, the first half asked at once, until
+ * what is refused alone is declined with the server's message and not asked
+ * again until it is let go. A refused merge also re-sent what open streams
+ * carry, which the server may refuse now (a deleted resource): all it
+ * carried is halved the same way by probes, listens that replace nothing and
+ * close once acknowledged, so its newcomers are not declined for it. Each
+ * refusal halves what the next request brings or declines something: a
+ * server that refuses everything has everything declined after at most
+ * n + 2 + log2(n) requests for the n URIs a request carried.
  */
 export class ListenRefusals {
   /** Refused URIs, with the server's message. */
@@ -19,6 +29,10 @@ export class ListenRefusals {
   readonly lists = new Set<NotifiedList>();
   /** How many new URIs (and the new lists, counted last as one) the next request may bring. */
   #room = Number.POSITIVE_INFINITY;
+  /** What a refused merge carried (URIs, its lists as one) that no probe has cleared. */
+  #suspects: (string | readonly NotifiedList[])[] = [];
+  /** A probe cleared the last suspect: the next refusal waits a backoff first. */
+  #fruitless = false;
 
   /** Of `keep` and `lists`, what may be asked now, beside what `streams` carry. */
   narrow(
@@ -41,9 +55,29 @@ export class ListenRefusals {
     };
   }
 
-  /** A request was acknowledged: what it held back is tried next, all at once. */
-  acknowledged(): void {
+  /**
+   * A request was acknowledged: what it held back is tried next, all at
+   * once. A probe's: what it asked is not what the server refuses.
+   */
+  acknowledged(probe = false): void {
+    if (probe) this.#suspects = this.#suspects.slice(this.#room);
+    this.#fruitless = probe && !this.#suspects.length;
     this.#room = Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * While a refused merge is narrowed down, the next probe: a listen for the
+   * first `#room` of what it carried, replacing nothing, closed once
+   * acknowledged (the open streams keep covering what they carry).
+   */
+  probe(): { uris: string[]; lists: NotifiedList[] } | undefined {
+    const asked = this.#suspects.slice(0, this.#room);
+    return asked.length
+      ? {
+          uris: asked.filter((item) => typeof item === 'string'),
+          lists: asked.filter((item) => typeof item !== 'string').flat(),
+        }
+      : undefined;
   }
 
   /**
@@ -54,20 +88,33 @@ export class ListenRefusals {
    * SDK's "Subscription limit reached" while 1,024 listens are open server
    * wide; a gateway's -32000), so it is asked again with backoff.
    */
-  refused(
-    asked: { uris: readonly string[]; lists: readonly NotifiedList[] },
-    streams: readonly PlannedStream[],
-    error: unknown,
-  ): boolean {
-    if (!isNotFound(error)) return false;
-    const uris = newcomers(streams, new Set(asked.uris));
-    const lists = asked.lists.filter((list) => !streams.some((stream) => stream.lists.has(list)));
+  refused(asked: Asked, streams: readonly PlannedStream[], error: unknown): boolean {
+    // Refused again right after everything it carried was cleared: not
+    // about the filter after all, so once with backoff (no probe storm).
+    if (!isNotFound(error) || this.#fruitless) {
+      this.#fruitless = false;
+      return false;
+    }
+    let uris: readonly string[] = newcomers(streams, new Set(asked.uris));
+    let lists: readonly NotifiedList[] = asked.lists.filter(
+      (list) => !streams.some((stream) => stream.lists.has(list)),
+    );
+    if (
+      this.#suspects.length ||
+      uris.length < asked.uris.length ||
+      lists.length < asked.lists.length
+    ) {
+      // A probe, or a merge: what it re-sent may be what is refused.
+      ({ uris, lists } = asked);
+      if (!this.#suspects.length) this.#suspects = [...uris, ...(lists.length ? [lists] : [])];
+    }
     const brought = uris.length + (lists.length > 0 ? 1 : 0);
     if (brought > 1) {
       this.#room = Math.ceil(brought / 2);
     } else {
       for (const uri of uris) this.uris.set(uri, `the server refused: ${errorMessage(error)}`);
       for (const list of lists) this.lists.add(list);
+      this.#suspects.shift();
     }
     return true;
   }

@@ -616,6 +616,66 @@ describe('ListenChannel', () => {
     expect(t.client.listen).toHaveBeenCalledTimes(3);
   });
 
+  it('a merge refused for a URI an open stream already carries: that URI is narrowed down and declined, and the newcomers are covered', async () => {
+    const t = setup();
+    const [a, b] = await threeStreams(t, 5, 5, 1);
+    const gone = Object.assign(new Error('unknown resource'), { code: -32602 });
+    const before = t.streams.length;
+    const added = ['d://1', 'd://2', 'd://3'];
+    t.channel.update(desire([...a, ...b, 'c://000', ...added]));
+    // The server now refuses any filter naming c://000 (deleted) and honours the rest.
+    for (let i = 0; i < 20; i++) {
+      await vi.advanceTimersByTimeAsync(MAX_WAIT_MS);
+      const asked = t.streams.find((stream) => stream.state === 'requested');
+      if (!asked) break;
+      if (asked.filter.resourceSubscriptions?.includes('c://000')) await asked.fail(gone);
+      else await asked.ack();
+    }
+    // The merge, then probes (each closed once acknowledged), then the merge without it.
+    expect(t.streams.slice(before).map((x) => [x.state, x.filter.resourceSubscriptions])).toEqual([
+      ['failed', ['c://000', ...added]],
+      ['failed', ['c://000', 'd://1']],
+      ['failed', ['c://000']],
+      ['closed', ['d://1']],
+      ['closed', ['d://2', 'd://3']],
+      ['open', added],
+    ]);
+    expect(t.declined()).toEqual(new Map([['c://000', 'the server refused: unknown resource']]));
+    expect(t.covered()).toEqual([...a, ...b, ...added].sort());
+    // What it carried (4 URIs) narrowed down within n + 2 + log2 n listens, no backoff.
+    expect(t.streams.length - before).toBeLessThanOrEqual(4 + 2 + 2);
+    expect(t.peak.open).toBeLessThanOrEqual(MAX_STREAMS);
+    expect(t.peak.live).toBeLessThanOrEqual(MAX_STREAMS + 1);
+    expect(t.status()).toMatchObject({ state: 'open', attempt: 0 });
+    const asked = t.streams.length;
+    await vi.advanceTimersByTimeAsync(BACKOFF.maxDelayMs * 2);
+    expect(t.streams.length).toBe(asked);
+  });
+
+  it('a merge refused again once probes cleared all it carried is not about its URIs: asked again with backoff, nothing declined, no probe storm', async () => {
+    const t = setup();
+    const [a, b, c] = await threeStreams(t, 2, 2, 2);
+    const tooBig = Object.assign(new Error('filter too large'), { code: -32602 });
+    const before = t.streams.length;
+    t.channel.update(desire([...a, ...b, ...c, 'd://1']));
+    const answer = async () => {
+      for (let asked = t.last(); asked.state === 'requested'; asked = t.last()) {
+        const n = asked.filter.resourceSubscriptions?.length ?? 0;
+        await (n >= 3 ? asked.fail(tooBig) : asked.ack());
+      }
+    };
+    await answer();
+    // The merge, its two halves as probes (acknowledged), the merge again: then a backoff.
+    expect(t.streams.length - before).toBe(4);
+    expect(t.status()).toMatchObject({ state: 'open', attempt: 1 });
+    expect(t.declined()).toEqual(new Map());
+    expect(t.covered()).toEqual([...a, ...b, ...c]);
+    await vi.advanceTimersByTimeAsync(BACKOFF.initialDelayMs);
+    await answer();
+    expect(t.streams.length - before).toBe(8);
+    expect(t.status()).toMatchObject({ attempt: 2 });
+  });
+
   it('a failed merge keeps the streams it would replace and their coverage, and tries again after the backoff', async () => {
     const t = setup();
     for (const [i, prefix] of ['a://', 'b://', 'c://'].entries()) {

@@ -61,10 +61,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * backoff forever with the status reconnecting (listenRefusals; listenFilter and retiring moved
  * out of the channel for room), a list an acknowledgement left out is not waited for on every
  * fetch, a tool call goes ahead when tools/list fails, and the list_changed of one turn are one
- * pass over the cache (10,000 with 20,000 entries cached took 30 s).
+ * pass over the cache (10,000 with 20,000 entries cached took 30 s). 19.79 kB (+193 B) once a
+ * refused merge is narrowed down by probes over all it carried, re-sent URIs too, so newcomers are
+ * not declined for a URI an open stream carries, and only -32602/-32002 count as refusals.
  * The 15,000 B budget is missed by about 4.6 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 19_600;
+export const CEILING_GZIP_BYTES = 19_786;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

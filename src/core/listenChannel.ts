@@ -1,42 +1,21 @@
-import type { Client, McpSubscription, ServerCapabilities } from '@modelcontextprotocol/client';
-import { type BackoffOptions, backoffDelay } from './backoff';
+import type { Client, McpSubscription } from '@modelcontextprotocol/client';
+import { backoffDelay } from './backoff';
 import type { ChangeChannel, ChannelReport, CloseReason, Coverage } from './channel';
 import { declinedChanges, initialStatus, noCoverage } from './channel';
-import type { Clock } from './clock';
 import { errorMessage } from './errors';
 import type { StreamStatus } from './events';
 import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
 import { filterOf, grantedOf } from './listenFilter';
-import { type AcknowledgedStream, coverageOf, newcomers, type Plan } from './listenPlan';
+import { coverageOf, newcomers } from './listenPlan';
 import { ListenRefusals } from './listenRefusals';
+import type { ListenChannelOptions, Opening, Stream } from './listenTypes';
 import { declaresListChanged, NOTIFIED_LISTS, type NotifiedList } from './lists';
-import type { Retention } from './retention';
 import { Retiring } from './retiring';
 import { RetryTimer } from './retryTimer';
 import { WaitLearner } from './waitLearner';
 
-export interface ListenChannelOptions {
-  /** The channel's lifetime (its session's): once aborted, nothing it started reports. */
-  signal: AbortSignal;
-  backoff: BackoffOptions;
-  /** Bound on the wait for `notifications/subscriptions/acknowledged`. */
-  ackTimeoutMs: number;
-  capabilities: ServerCapabilities | undefined;
-  /** Which released URIs stay in the filter (shared across connections: it learns the app). */
-  retention: Retention;
-  /** Released URIs still in a filter go once nothing has changed for this long. */
-  releaseAfterMs: number;
-  clock: Clock;
-}
-
-interface Stream extends AcknowledgedStream {
-  subscription: McpSubscription;
-  openedAt: number;
-}
-
-/** A request; a probe only tests whether the server refuses what it asks (`listenRefusals.ts`). */
-type Opening = Extract<Plan<Stream>, { kind: 'open' }> & { probe?: true };
+export type { ListenChannelOptions } from './listenTypes';
 
 /**
  * The 2026-07-28 channel (docs/design.md, rules 4–6): `subscriptions/listen`

@@ -7,7 +7,7 @@ type Filter = { [K in (typeof filterBit)[NotifiedList]]?: true } & {
 };
 
 /** What a listen asks for. */
-interface Asked {
+export interface Asked {
   uris: string[];
   lists: NotifiedList[];
 }

@@ -1,12 +1,7 @@
 import { errorMessage, isNotFound } from './errors';
+import type { Asked } from './listenFilter';
 import { newcomers, type PlannedStream } from './listenPlan';
 import type { NotifiedList } from './lists';
-
-/** What a listen asks for. */
-interface Asked {
-  uris: readonly string[];
-  lists: readonly NotifiedList[];
-}
 
 /**
  * What a 2026-07-28 server refused to listen to (rule 5). A listen refused
@@ -70,7 +65,7 @@ export class ListenRefusals {
    * first `#room` of what it carried, replacing nothing, closed once
    * acknowledged (the open streams keep covering what they carry).
    */
-  probe(): { uris: string[]; lists: NotifiedList[] } | undefined {
+  probe(): Asked | undefined {
     const asked = this.#suspects.slice(0, this.#room);
     return asked.length
       ? {

@@ -66,7 +66,8 @@ export class RefetchCoordinator {
       return 'deferred';
     }
     if (!query.isActive() && !options?.evenIfInactive) {
-      void this.#client.invalidateQueries({ queryKey: key, exact: true, refetchType: 'none' });
+      // The query itself, not `invalidateQueries`, which scans every cached query.
+      query.invalidate();
       return 'marked-stale';
     }
     void query.fetch(undefined, { cancelRefetch: false }).catch(() => {

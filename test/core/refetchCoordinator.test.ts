@@ -1,4 +1,4 @@
-import { QueryClient, QueryObserver } from '@tanstack/query-core';
+import { hashKey, QueryClient, QueryObserver } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RefetchCoordinator } from '../../src/core/refetchCoordinator';
 
@@ -101,6 +101,26 @@ describe('RefetchCoordinator', () => {
     await tick();
     expect(source.reads).toBe(1);
     expect(client.getQueryCache().find({ queryKey: key })?.state.isInvalidated).toBe(true);
+  });
+
+  it('marking an inactive query stale looks it up by hash: a flood never scans the cache', async () => {
+    const { source, unsubscribe } = setup();
+    source.finishOne();
+    await tick();
+    unsubscribe();
+    for (let i = 0; i < 1000; i++) client.setQueryData(['resource', `other://${i}`], i);
+    const cache = client.getQueryCache();
+    let scans = 0;
+    const getAll = cache.getAll.bind(cache);
+    cache.getAll = () => {
+      scans += 1;
+      return getAll();
+    };
+    for (let i = 0; i < 100; i++) expect(coordinator.signal(key)).toBe('marked-stale');
+    await tick();
+    expect(scans).toBe(0);
+    expect(source.reads).toBe(1);
+    expect(cache.get(hashKey(key))?.state.isInvalidated).toBe(true);
   });
 
   it('a stopped coordinator reads nothing, and says so apart from a key that is not cached', async () => {

@@ -1,5 +1,5 @@
 import { defaultShouldDehydrateQuery, type Query } from '@tanstack/query-core';
-import { LIST_KINDS } from './lists';
+import { createMcpKeys } from './keys';
 
 export interface PersistOptions {
   /**
@@ -15,8 +15,10 @@ export interface PersistOptions {
 /**
  * A `dehydrateOptions.shouldDehydrateQuery` for TanStack's persisters, so a
  * reload starts warm: what TanStack persists by default, except MCP content
- * that may be someone's own. Restored content shows at once and is read
- * again once its subscription is acknowledged (docs/design.md, rule 4).
+ * that may be someone's own. The rule is one for every MCP key (resources,
+ * lists, prompts, completions, tasks): marked public, kept; marked private,
+ * never; unmarked, as `unmarked` says. Restored content shows at once and is
+ * read again once its subscription is acknowledged (docs/design.md, rule 4).
  * Give the persister a `buster` that names the server, so one server's
  * content is never restored as another's.
  */
@@ -25,13 +27,10 @@ export function createShouldPersistQuery(options: PersistOptions = {}) {
   return (query: Query): boolean => {
     if (!defaultShouldDehydrateQuery(query)) return false;
     const key = query.queryKey;
-    const rest = key[0] === 'mcp' && key.length >= 3 ? key.slice(2) : key;
-    if (rest.length === 2 && rest[0] === 'resource') {
-      const scope = (query.state.data as { cacheScope?: unknown } | undefined)?.cacheScope;
-      return scope === 'public' || (scope === undefined && unmarkedIsPublic);
-    }
-    const isList = rest.length === 1 && (LIST_KINDS as readonly unknown[]).includes(rest[0]);
-    return !isList || unmarkedIsPublic;
+    const keys = createMcpKeys(key[0] === 'mcp' ? (key[1] as string) : undefined);
+    if (!keys.owns(key)) return true;
+    const scope = (query.state.data as { cacheScope?: unknown } | undefined)?.cacheScope;
+    return scope === 'public' || (scope === undefined && unmarkedIsPublic);
   };
 }
 

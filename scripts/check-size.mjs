@@ -64,9 +64,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * pass over the cache (10,000 with 20,000 entries cached took 30 s). 19.79 kB (+193 B) once a
  * refused merge is narrowed down by probes over all it carried, re-sent URIs too, so newcomers are
  * not declined for a URI an open stream carries, and only -32602/-32002 count as refusals.
+ * 19.81 kB (+24 B) in the twelfth, for correctness: a 2025 SSE GET answered with a page (an
+ * app's fallback route) is no stream, said so, and never re-asked (it was reopened after every
+ * backoff, forever, the stream flapping between open and reopening).
  * The 15,000 B budget is missed by about 4.8 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 19_786;
+export const CEILING_GZIP_BYTES = 19_810;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

@@ -245,12 +245,18 @@ function observedFetch(
       throw error;
     }
 
+    const streamed = response.headers.get('content-type')?.includes('text/event-stream');
     if (response.status === 404 && headers.has('mcp-session-id')) {
       observer.sessionLost('the server no longer knows the session', true);
     } else if (standalone) {
-      if (response.status === 405) {
+      // A page where the stream should be (an app's fallback route answering every GET) is
+      // no stream however often it is asked: the SDK is told what a 405 tells it.
+      if (response.status === 405 || (response.ok && !streamed)) {
+        void response.body?.cancel();
         observer.stream('unsupported');
-      } else if (response.ok && response.body) {
+        return new Response(null, { status: 405 });
+      }
+      if (response.ok && response.body) {
         stream.failures = 0;
         stream.openedAt = options.clock.now();
         observer.stream('open', lastEventId !== undefined);
@@ -273,7 +279,6 @@ function observedFetch(
     // A JSON answer is whole once it arrives; a stream is followed to its end:
     // a 2025 one stays cancellable until then, a listen stream's notifications
     // are filtered like the 2025 stream's.
-    const streamed = response.headers.get('content-type')?.includes('text/event-stream');
     const filter = message?.method === 'subscriptions/listen' ? observer.updates : undefined;
     if (!response.body || !streamed || (id === undefined && !filter)) {
       forget();

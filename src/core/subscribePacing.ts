@@ -37,7 +37,7 @@ export function legacyStreamView(stream: LegacyStreamState): Pick<StreamStatus, 
   if (stream === 'unsupported') {
     return {
       state: 'unsupported',
-      note: 'the server has no standalone SSE stream (GET answered 405): notifications cannot arrive',
+      note: 'the server has no standalone SSE stream (its GET answered 405, or not with an event stream): notifications cannot arrive',
     };
   }
   if (stream === 'unknown') {

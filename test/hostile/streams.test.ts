@@ -110,3 +110,31 @@ describe('a 2025 server that cuts the SSE stream right after it opens (rule 6)',
     await eventually(() => expect(view.text()).toBe('v1'), { timeout: 2000 });
   });
 });
+
+describe('a 2025 server whose GET is answered with an HTML page (an app fallback route)', () => {
+  it('is told apart from a stream: unsupported, said why, never reopened, and the content shows', async () => {
+    const hostile = await startHostile(
+      'legacy-v2',
+      { reconnect: RECONNECT },
+      {
+        respond: (exchange) =>
+          exchange.httpMethod === 'GET'
+            ? {
+                status: 200,
+                headers: { 'content-type': 'text/html' },
+                body: '<!doctype html><div id="root"></div>',
+              }
+            : undefined,
+      },
+    );
+    h = hostile;
+    const view = hostile.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    await eventually(() => expect(diagnosticsOf(hostile.sync).stream.state).toBe('unsupported'));
+    expect(diagnosticsOf(hostile.sync).stream.note).toContain('not with an event stream');
+    // Never taken for a stream that opened and ended; the SDK is told 405, which it never re-asks.
+    expect(diagnosticsOf(hostile.sync).stream.reopenCount).toBe(0);
+    expect(hostile.proxy.stats('GET').requests).toBe(1);
+    expect(hostile.proxy.stats('initialize').requests).toBe(1);
+  });
+});

@@ -2,6 +2,7 @@ import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import type { McpEvent } from '../core/events';
 import type { McpKeys } from '../core/keys';
+import type { PartitionIdentity } from '../core/partition';
 import type { LocalUpstreamControl, TabContext } from '../core/upstream';
 import type { ChannelLike, LocksLike, TabMessage } from './protocol';
 
@@ -24,6 +25,19 @@ export interface GroupLink {
   send(message: TabMessage): void;
   /** The log level this tab's `useServerLog` asks for, if any. */
   logLevel(): LoggingLevel | undefined;
+}
+
+/**
+ * The name of the group of one server, scope and signed-in identity: its channel, and the prefix
+ * of its locks (`<name>|leader`, `<name>|tab|<tab>`). Each part may hold any character (an Auth0
+ * subject is `auth0|…`, a URL may have a '|' in its query), so the parts go in as a JSON array: no
+ * two groups share a name, and no name with a lock's suffix is another group's (the array ends
+ * where it ends). No scope and the scope '' are two groups, as their keys differ; so are no
+ * identity and the identity ''.
+ */
+export function groupName(identity: PartitionIdentity, scope: string | undefined): string {
+  const parts = [identity.connection, scope ?? null, identity.auth ?? null];
+  return `mcp-react-query|${JSON.stringify(parts)}`;
 }
 
 /** Events that describe the leader's connection (what every tab of the group shows). */

@@ -14,7 +14,7 @@ import { Waiters } from '../core/waiters';
 import { Follower, type FollowerMessage } from './follower';
 import { isLiveRequest } from './keyShapes';
 import { Leader, type LeaderMessage } from './leader';
-import { type GroupLink, isGroupKey, type Settings } from './link';
+import { type GroupLink, groupName, isGroupKey, type Settings } from './link';
 import { tabLock } from './members';
 import type { ChannelLike, TabMessage } from './protocol';
 import { parseTabMessage } from './validate';
@@ -66,8 +66,7 @@ export class Membership {
     this.#context = context;
     const { clock } = context;
     this.tab = clock.random().toString(36).slice(2) + clock.now().toString(36);
-    const { connection, auth } = context.identity();
-    const name = `mcp-react-query|${connection}|${context.keys.scope ?? ''}|${auth ?? ''}`;
+    const name = groupName(context.identity(), context.keys.scope);
     this.#channel = settings.open(name);
     this.#link = {
       tab: this.tab,

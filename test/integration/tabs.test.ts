@@ -13,6 +13,7 @@ import { internalsOf } from '../../src/core/internals';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { identityOf } from '../../src/core/partition';
 import { type ShareAcrossTabsOptions, shareAcrossTabs } from '../../src/tabs';
+import { groupName } from '../../src/tabs/link';
 import { MAX_TABS } from '../../src/tabs/members';
 import { ResourceStore, type TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
@@ -429,8 +430,7 @@ describe('tab sharing, whatever the server', () => {
   // tell (the tab may not hold its lock yet), so the leader asks again a moment later.
   it('a tab that joined and died at once leaves the group after a moment, without the liveness timer', async () => {
     const { server, leader } = await groupOfTwo();
-    const { connection } = identityOf({ url: server.url });
-    const ghost = new BroadcastChannel(`mcp-react-query|${connection}||`);
+    const ghost = new BroadcastChannel(groupName(identityOf({ url: server.url }), undefined));
     cleanups.push(() => ghost.close());
     ghost.postMessage({ type: 'hello', tab: 'ghost' });
     await eventually(() => expect(leader.tabs()?.tabs).toBe(3));
@@ -444,8 +444,7 @@ describe('tab sharing, whatever the server', () => {
     const { server, leader, follower } = await groupOfTwo();
     const shown = observeResource(follower.sync, SHARED);
     await eventually(() => expect(shown.text()).toBe(`${SHARED} v1`));
-    const { connection } = identityOf({ url: server.url });
-    const ghost = new BroadcastChannel(`mcp-react-query|${connection}||`);
+    const ghost = new BroadcastChannel(groupName(identityOf({ url: server.url }), undefined));
     cleanups.push(() => ghost.close());
     const key = follower.sync.resourceQueryOptions(SHARED).queryKey;
     const stranger = follower.sync.resourceQueryOptions('planted://x').queryKey;

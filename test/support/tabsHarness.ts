@@ -12,14 +12,15 @@ import type { McpEvent, McpEventOf } from '../../src/core/events';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { CallToolVariables } from '../../src/core/upstream';
 import { type PageLike, shareAcrossTabs } from '../../src/tabs';
+import { groupName } from '../../src/tabs/link';
 import { track } from './deferred';
 import { deliverAll, FakeBroadcast } from './fakeChannel';
 import { FakeLocal } from './fakeLocal';
 import { BrowserLocks } from './tabs';
 
 export const SERVER_URL = 'http://mcp.test/mcp';
-/** The group of SERVER_URL, unscoped, signed out (membership.ts). */
-export const GROUP = `mcp-react-query|url:${SERVER_URL}||`;
+/** The group of SERVER_URL, unscoped, signed out (link.ts). */
+export const GROUP = groupName({ connection: `url:${SERVER_URL}`, auth: undefined }, undefined);
 export const LEADER_LOCK = `${GROUP}|leader`;
 export const tabLock = (tab: string) => `${GROUP}|tab|${tab}`;
 export const REQUEST_TIMEOUT_MS = 5000;
@@ -56,6 +57,14 @@ export interface Tab {
   crash(): void;
 }
 
+/** What a tab is opened with: its page, and its McpCacheSync's server, scope and identity. */
+export interface TabOptions {
+  page?: PageLike;
+  url?: string;
+  scope?: string;
+  authContext?: string;
+}
+
 const everyTab: Tab[] = [];
 
 /** Where a tab hears `pagehide`. */
@@ -74,7 +83,7 @@ export function browser() {
   const locks = new BrowserLocks();
   const hub = new FakeBroadcast();
   let count = 0;
-  const open = ({ page }: { page?: PageLike } = {}): Tab => {
+  const open = ({ page, url, scope, authContext }: TabOptions = {}): Tab => {
     count += 1;
     const label = `tab${count}`;
     const browserTab = locks.tab();
@@ -91,7 +100,9 @@ export function browser() {
     let seed = count * 7919;
     const sync = new McpCacheSync({
       queryClient,
-      url: SERVER_URL,
+      url: url ?? SERVER_URL,
+      ...(scope !== undefined && { scope }),
+      ...(authContext !== undefined && { authContext }),
       lingerMs: LINGER_MS,
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
       toolTimeoutMs: TOOL_TIMEOUT_MS,

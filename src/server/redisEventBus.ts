@@ -91,7 +91,7 @@ const READ_BATCH = 256;
 /** Full jitter can draw ~0: never reconnect in a hot loop. */
 const MIN_RECONNECT_MS = 10;
 /** Bound of one blocking read; a socket timeout shorter than that would cut every idle read. */
-const BLOCK_MS = 5_000;
+const BLOCK_MS = 2_000;
 
 /**
  * A `ServerEventBus` over one Redis stream shared by every instance of a deployment.
@@ -156,14 +156,18 @@ class RedisStreamEventBus implements RedisEventBus {
 
     const socket = options.redis.options?.socket ?? {};
     const socketTimeout = (socket as { socketTimeout?: unknown }).socketTimeout;
-    const blockMs =
-      typeof socketTimeout === 'number' && socketTimeout > 0
-        ? Math.max(1, Math.min(BLOCK_MS, Math.floor(socketTimeout / 2)))
-        : BLOCK_MS;
+    const timed = typeof socketTimeout === 'number' && socketTimeout > 0;
+    const blockMs = timed
+      ? Math.max(1, Math.min(BLOCK_MS, Math.floor(socketTimeout / 2)))
+      : BLOCK_MS;
     const connection = options.redis.duplicate({
       name: 'mcp-event-bus',
       socket: {
         ...socket,
+        // Every read answers within blockMs, so a socket silent for twice that is dead (a
+        // partition, a hung host): without a timeout node-redis would wait for that answer for
+        // good, and the bus would stop hearing other instances while reporting itself connected.
+        socketTimeout: timed ? socketTimeout : 2 * blockMs,
         // Never give up: a bus that stopped reading would be the silent staleness it exists to
         // prevent. Full jitter spreads a fleet's reconnects after a Redis restart.
         reconnectStrategy: (retries: number) =>

@@ -27,6 +27,7 @@ import {
   RedisServer,
   SKIP_REASON,
 } from './redisServer';
+import { startStallProxy } from './stallProxy';
 
 if (!REDIS_SERVER) console.warn(`[test/scale] ${SKIP_REASON}`);
 
@@ -57,8 +58,8 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     await redis?.stop();
   });
 
-  async function connectClient(extra: ClientExtras = {}) {
-    const client = createClient({ url: redis.url, socket: { reconnectStrategy: 20 }, ...extra });
+  async function connectClient(extra: ClientExtras = {}, url = redis.url) {
+    const client = createClient({ url, socket: { reconnectStrategy: 20 }, ...extra });
     // node-redis throws from its emitter without an 'error' listener; the outages are on purpose.
     client.on('error', () => {});
     await client.connect();
@@ -262,6 +263,26 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     b.bus.publish(updated('marker://b'));
     await eventually(() => expect(a.uris()).toEqual(['before://1', ...during, 'marker://b']));
   });
+
+  it('a reading connection that stops answering (a frozen network path) is dropped and reconnected', async () => {
+    const proxy = await startStallProxy(redis.port);
+    cleanups.push(() => proxy.close());
+    const channel = newChannel();
+    // No socketTimeout, as in the README: node-redis would wait for an answer for good.
+    const b = await instance(channel, { redis: await connectClient({}, proxy.url) });
+    const a = await instance(channel);
+    a.bus.publish(updated('before://1'));
+    await eventually(() => expect(b.uris()).toEqual(['before://1']));
+
+    proxy.freeze();
+    a.bus.publish(updated('during://1'));
+    // The blocked XREAD never answers; the bus must notice within a few block periods.
+    await eventually(() => expect(b.uris()).toEqual(['before://1', 'during://1']), {
+      timeout: 15_000,
+    });
+    expect(b.codes()).toEqual(['disconnected']);
+    await eventually(() => expect(b.bus.stats()).toMatchObject({ reconnects: 1, connected: true }));
+  }, 20_000);
 
   it('entries trimmed before a reconnected instance could read them are reported as a gap', async () => {
     const channel = newChannel();

@@ -199,8 +199,12 @@ export class Follower {
   }
 
   /** This tab leads now, or leaves: Requests.handOver. */
-  handOver(to: Pick<Upstream, 'query' | 'callTool' | 'request'> | undefined, why: string): void {
-    this.#requests.handOver(to, why);
+  handOver(
+    to: Pick<Upstream, 'query' | 'callTool' | 'request'> | undefined,
+    why: string,
+    unsent?: () => Error,
+  ): void {
+    this.#requests.handOver(to, why, unsent);
   }
 
   /** The leader's pending elicitations, shown here; an answer goes back to it. */

@@ -17,6 +17,7 @@ import { Leader, type LeaderMessage } from './leader';
 import { type GroupLink, groupName, isGroupKey, type Settings } from './link';
 import { tabLock } from './members';
 import type { ChannelLike, TabMessage } from './protocol';
+import { identityChanged } from './requests';
 import { parseTabMessage } from './validate';
 
 /** A tab that knows no leader says hello again after this long, then twice as long, up to the max. */
@@ -54,6 +55,8 @@ export class Membership {
   #stranger = false;
   /** The hellos being said now: a later round stops an earlier one. */
   #hellos = 0;
+  /** This tab left for the group of another identity: calls still made here fail. */
+  #superseded = false;
 
   /** `logLevel`: what this tab's `useServerLog` asks for now. */
   constructor(
@@ -155,11 +158,13 @@ export class Membership {
     this.#leader?.stop();
     if (!this.#leading) this.#follower.unfollow();
     this.#unsubscribeCache();
-    // Reads and calls not yet sent go to the successor (the next group, of
-    // another identity: reads of this one were cancelled with its
-    // attachment, and are read again under the new one). A call already sent
-    // may have run, so it is not repeated.
-    this.#follower.handOver(successor, 'this tab left its sharing group');
+    // Reads go to the successor (the next group, of another identity: reads of this one were
+    // cancelled with its attachment, and are read again under the new one). A call, made as
+    // this identity, never runs as the next: one not sent yet fails; one already sent may have
+    // run, so it is not repeated either.
+    this.#superseded = successor !== undefined;
+    const unsent = successor && identityChanged;
+    this.#follower.handOver(successor, 'this tab left its sharing group', unsent);
     this.#leaving.abort();
     this.#channel.close();
     this.#waiters.releaseAll();
@@ -179,11 +184,14 @@ export class Membership {
     return this.#leading ? this.#local.query(key, signal) : this.#follower.read(key, signal);
   }
 
+  /** A call made as this identity, after it changed (in the same task): it does not run. */
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
+    if (this.#superseded) return Promise.reject(identityChanged());
     return this.#leading ? this.#local.callTool(variables) : this.#follower.callTool(variables);
   }
 
   request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
+    if (this.#superseded) return Promise.reject(identityChanged());
     return this.#leading
       ? this.#local.request(method, params, signal)
       : this.#follower.request(method, params, signal);

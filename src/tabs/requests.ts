@@ -143,10 +143,15 @@ export class Requests {
   /**
    * This tab leads now (`to`: its own connection), or leaves (`to`: the membership of its next
    * group, or nothing). Reads run again through `to`; without one they fail. A call or task
-   * request that never left this tab runs through `to`; one already sent may have run, so it is
-   * not repeated but fails.
+   * request that never left this tab runs through `to`, unless `unsent` says why it may not (`to`
+   * is another identity's): it fails with that; one already sent may have run, so it is not
+   * repeated but fails.
    */
-  handOver(to: Pick<Upstream, 'query' | 'callTool' | 'request'> | undefined, why: string): void {
+  handOver(
+    to: Pick<Upstream, 'query' | 'callTool' | 'request'> | undefined,
+    why: string,
+    unsent?: () => Error,
+  ): void {
     for (const id of [...this.#pending.keys()]) {
       const pending = this.#take(id) as Pending;
       const { request, call, action, signal } = pending;
@@ -155,6 +160,7 @@ export class Requests {
         if (to && signal) to.query(request.key, signal).then(resolve, reject);
         else reject(new McpQueryError('SUPERSEDED', why));
       } else if (pending.sentTo !== undefined || !to) reject(lostCall());
+      else if (unsent) reject(unsent());
       else if (call) to.callTool(call).then(resolve, reject);
       else if (action) to.request(action.method, action.params, signal).then(resolve, reject);
       else reject(lostCall());
@@ -185,6 +191,17 @@ export class Requests {
       this.#send(pending.request);
     }
   }
+}
+
+/**
+ * A call or task request made as the identity this tab signed out of, not sent yet: it is never
+ * run as the next one (another user, or nobody).
+ */
+export function identityChanged(): McpQueryError {
+  return new McpQueryError(
+    'NOT_CONNECTED',
+    'the signed-in identity changed before this call went out: it was not run, and does not run as the new identity',
+  );
 }
 
 function lostCall(): McpQueryError {

@@ -4,12 +4,13 @@
  * the in-memory Web Locks of tabs.ts and talking over the in-memory BroadcastChannels of
  * fakeChannel.ts, all on fake timers. A test file calls `withFakeTabs()` once.
  */
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, OAuthClientProvider } from '@modelcontextprotocol/client';
 import { QueryClient, type QueryKey, QueryObserver } from '@tanstack/query-core';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { callTool } from '../../src/core';
 import type { McpEvent, McpEventOf } from '../../src/core/events';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
+import type { AuthControl } from '../../src/core/signIn';
 import type { CallToolVariables } from '../../src/core/upstream';
 import { type PageLike, shareAcrossTabs } from '../../src/tabs';
 import { groupName } from '../../src/tabs/link';
@@ -55,6 +56,8 @@ export interface Tab {
   leave(): Promise<void>;
   /** The page dies: its channels close and its locks go, no goodbye. */
   crash(): void;
+  /** Someone else (or, `undefined`, nobody) signs in here: a tab opened with `signedIn` only. */
+  signIn(identity: string | undefined): void;
 }
 
 /** What a tab is opened with: its page, and its McpCacheSync's server, scope and identity. */
@@ -63,6 +66,8 @@ export interface TabOptions {
   url?: string;
   scope?: string;
   authContext?: string;
+  /** Who is signed in when the tab opens, through a sign-in the test changes (`signIn`). */
+  signedIn?: string;
 }
 
 const everyTab: Tab[] = [];
@@ -83,7 +88,7 @@ export function browser() {
   const locks = new BrowserLocks();
   const hub = new FakeBroadcast();
   let count = 0;
-  const open = ({ page, url, scope, authContext }: TabOptions = {}): Tab => {
+  const open = ({ page, url, scope, authContext, signedIn }: TabOptions = {}): Tab => {
     count += 1;
     const label = `tab${count}`;
     const browserTab = locks.tab();
@@ -98,11 +103,25 @@ export function browser() {
     });
     // A seeded random source per tab: its id in the group is made from it.
     let seed = count * 7919;
+    // Just enough of an `mcp-react-query/auth` provider to say who is signed in, and when it
+    // changes (the fake connection asks it for no token).
+    let auth: AuthControl | undefined;
+    let identity = signedIn;
+    const signIn = {
+      identity: () => identity,
+      bind: (control: AuthControl) => {
+        auth = control;
+        return () => {
+          auth = undefined;
+        };
+      },
+    };
     const sync = new McpCacheSync({
       queryClient,
       url: url ?? SERVER_URL,
       ...(scope !== undefined && { scope }),
       ...(authContext !== undefined && { authContext }),
+      ...(signedIn !== undefined && { authProvider: signIn as unknown as OAuthClientProvider }),
       lingerMs: LINGER_MS,
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
       toolTimeoutMs: TOOL_TIMEOUT_MS,
@@ -145,6 +164,11 @@ export function browser() {
       crash() {
         channels.closeAll();
         browserTab.crash();
+      },
+      signIn(next) {
+        if (!auth) throw new Error(`${label} was not opened with signedIn`);
+        identity = next;
+        auth.signedIn(next, false);
       },
     };
     everyTab.push(tab);

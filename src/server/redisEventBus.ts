@@ -136,6 +136,7 @@ class RedisStreamEventBus implements RedisEventBus {
     const backoff = { ...defaults.backoff, ...options.reconnect };
     this.#maxEventSize = options.maxEventSize ?? defaults.maxEventSize;
     this.#reporter = new Reporter(options.onerror);
+    const retain = Math.max(1, Math.floor(options.retain ?? defaults.retain));
     this.#ready = new Promise<void>((resolve, reject) => {
       this.#resolveReady = resolve;
       this.#rejectReady = reject;
@@ -147,7 +148,7 @@ class RedisStreamEventBus implements RedisEventBus {
       options.redis,
       {
         key,
-        retain: Math.max(1, Math.floor(options.retain ?? defaults.retain)),
+        retain,
         maxQueued: Math.max(1, Math.floor(options.maxQueued ?? defaults.maxQueued)),
         backoff,
       },
@@ -176,7 +177,7 @@ class RedisStreamEventBus implements RedisEventBus {
     });
     this.#reader = new StreamReader(
       connection,
-      { key, blockMs, batch: READ_BATCH, backoff },
+      { key, blockMs, batch: Math.min(READ_BATCH, retain), backoff },
       {
         positioned: () => this.#resolveReady(),
         entries: (entries) => this.#receive(entries),

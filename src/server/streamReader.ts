@@ -1,12 +1,7 @@
 import { type BackoffOptions, backoffDelay } from '../core/backoff';
 import type { RedisEventBusConnection } from './client';
-import {
-  compareIds,
-  type StreamEntry,
-  type StreamInfo,
-  streamInfo,
-  xreadEntries,
-} from './streamReply';
+import { reconcile } from './streamPosition';
+import { type StreamEntry, type StreamInfo, streamInfo, xreadEntries } from './streamReply';
 
 export interface StreamReaderEvents {
   /** Positioned at the end of the stream: everything written from now on will be read. */
@@ -25,6 +20,10 @@ export interface StreamReaderEvents {
 export interface StreamReaderOptions {
   key: string;
   blockMs: number;
+  /**
+   * Entries per read, at most what the writers retain: then entries trimmed unread leave at
+   * least a full batch behind them, and only a full batch needs a look for a gap.
+   */
   batch: number;
   backoff: BackoffOptions;
 }
@@ -184,15 +183,20 @@ export class StreamReader {
         }
         if (this.#resumed) {
           this.#resumed = false;
-          await this.#checkGap();
+          await this.#checkGap([]);
         }
         const entries = xreadEntries(await this.#read());
         failures = 0;
         const last = entries.at(-1);
         if (last === undefined || this.#stopped) continue;
+        const before = this.#at();
         this.#lastId = last.id;
         if (this.#accounted !== undefined) this.#accounted += entries.length;
         this.#events.entries(entries);
+        // Behind by a batch or more: the writers may have trimmed entries it never got to.
+        if (entries.length >= this.#options.batch && !this.#stopped) {
+          await this.#checkGap(entries, before);
+        }
       } catch (error) {
         if (this.#stopped) break;
         // A dropped connection: the loop waits for 'ready' and resumes from #lastId.
@@ -238,30 +242,19 @@ export class StreamReader {
     this.#accounted = info === undefined ? 0 : info.entriesAdded;
   }
 
+  #at() {
+    return { lastId: this.#lastId, accounted: this.#accounted };
+  }
+
   /**
-   * Trimming drops the oldest entries first. Once even the oldest entry left is past the last
-   * one read, every entry left is unread, and entries added minus entries accounted for minus
-   * entries left is how many were trimmed unread. Checked before the first read after a
-   * reconnect, the only time this reader falls behind for long.
+   * Entries trimmed before this reader got to them: checked before the first read after a
+   * reconnect, and after a full batch (see `reconcile`). Also finds a stream recreated below
+   * the position and moves back to its start.
    */
-  async #checkGap(): Promise<void> {
-    const info = await this.#info();
-    if (info === undefined) {
-      // Gone altogether (a Redis restart without persistence, a DEL): whatever comes is new.
-      if (this.#accounted !== undefined) this.#accounted = 0;
-      return;
-    }
-    const { entriesAdded, length, firstId } = info;
-    if (this.#accounted === undefined || entriesAdded === undefined) return;
-    if (firstId !== undefined && compareIds(firstId, this.#lastId) <= 0) return;
-    if (entriesAdded < this.#accounted) {
-      // Recreated since: its earlier history is unknowable; count from here on.
-      this.#accounted = entriesAdded - length;
-      return;
-    }
-    const lost = entriesAdded - this.#accounted - length;
-    if (lost <= 0) return;
-    this.#accounted += lost;
-    this.#events.gap(this.#lastId, lost);
+  async #checkGap(read: StreamEntry[], before = this.#at()): Promise<void> {
+    const { position, lost } = reconcile(before, read, await this.#info());
+    this.#lastId = position.lastId;
+    this.#accounted = position.accounted;
+    if (lost > 0) this.#events.gap(before.lastId, lost);
   }
 }

@@ -301,6 +301,38 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     expect(b.codes()).toEqual(['disconnected', 'gap']);
   });
 
+  it('entries trimmed while a connected instance had not read them yet are reported as a gap', async () => {
+    const channel = newChannel();
+    const b = await instance(channel, { retain: 100 });
+    // Other instances (retain 100 too) publish 1,000 events between two of B's reads: one script,
+    // so all of them are written, and the stream trimmed, before B's blocked read is answered.
+    const burst = `for i = 1, tonumber(ARGV[1]) do
+      redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'm',
+        '{"v":1,"origin":"elsewhere","event":{"kind":"resource_updated","uri":"burst://' .. i .. '"}}')
+    end`;
+    await admin.sendCommand(['EVAL', burst, '1', channel, '1000', '100']);
+    await eventually(() => expect(b.uris().at(-1)).toBe('burst://1000'));
+    const { received, lost, gaps } = b.bus.stats();
+    expect(received).toBeLessThan(1000);
+    expect({ total: received + lost, gaps }).toEqual({ total: 1000, gaps: 1 });
+    expect(b.codes()).toEqual(['gap']);
+  });
+
+  it('a stream recreated below the last id read (a far-future junk id, then a Redis restart) is read from its start', async () => {
+    const channel = newChannel();
+    const b = await instance(channel);
+    const a = await instance(channel);
+    await admin.sendCommand(['XADD', channel, '99999999999999-0', 'm', 'junk']);
+    await eventually(() => expect(b.bus.stats().malformed).toBe(1));
+
+    await redis.stop();
+    await redis.start();
+    await eventually(() => expect(b.bus.stats()).toMatchObject({ reconnects: 1, connected: true }));
+    a.bus.publish(updated('after://1'));
+    await eventually(() => expect(b.uris()).toEqual(['after://1']));
+    expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0 });
+  });
+
   it('events published while Redis is down are queued, reported and written after it returns', async () => {
     const channel = newChannel();
     const a = await instance(channel);

@@ -31,6 +31,8 @@ export type UseCallToolResult = UseMutationResult<CallToolResult, Error, CallToo
   cancelled: boolean;
 };
 
+type Options = UseMutationOptions<CallToolResult, Error, CallToolVariables>;
+
 const isCancelled = (error: unknown) =>
   error instanceof McpQueryError && error.code === 'CANCELLED';
 
@@ -41,12 +43,15 @@ const isCancelled = (error: unknown) =>
  * running call; `cancel()` stops it.
  */
 export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
-  const { scope, onError, ...mutationOptions } = options ?? {};
+  const { scope, onError, retry, ...mutationOptions } = options ?? {};
   const sync = useMcpSync('useCallTool', scope);
   const [progress, setProgress] = useState<Progress>();
   const [cancelled, setCancelled] = useState(false);
   const running = useRef<AbortController | undefined>(undefined);
   const base = callToolMutationOptions(sync);
+  // The hook's retry, else the QueryClient's for this key: never for a cancelled call, which
+  // would run the tool again on the server.
+  const retries = retry ?? sync.queryClient.defaultMutationOptions<Options>(base).retry ?? 0;
   const mutation = useMutation<CallToolResult, Error, CallToolVariables>(
     {
       ...mutationOptions,
@@ -66,22 +71,39 @@ export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
           },
         });
       },
+      retry: (count, error) =>
+        !isCancelled(error) &&
+        (typeof retries === 'function'
+          ? retries(count, error)
+          : retries === true || count < Number(retries)),
       ...(onError && {
         onError: (error, ...rest) => (isCancelled(error) ? undefined : onError(error, ...rest)),
       }),
     },
     sync.queryClient,
   );
+  // This observer lets go of the call (TanStack's reset; a running call runs on): a
+  // notification of it still on its way does not show, and cancel() no longer reaches it.
+  const reset = () => {
+    running.current = undefined;
+    mutation.reset();
+    setProgress(undefined);
+    setCancelled(false);
+  };
   const cancel = () => {
     const own = running.current;
     if (!own || own.signal.aborted || !mutation.isPending) return;
     own.abort(new McpQueryError('CANCELLED', 'the call was cancelled'));
-    // No call runs now: a notification of this one still on its way does not show.
-    running.current = undefined;
     // The call settles as cancelled: this observer lets go of it, so it shows no error.
-    mutation.reset();
-    setProgress(undefined);
+    reset();
     setCancelled(true);
   };
-  return { ...mutation, progress, cancel, cancelled };
+  // Progress belongs to a call the observer follows (none once reset or cancelled).
+  return {
+    ...mutation,
+    reset,
+    progress: mutation.isIdle ? undefined : progress,
+    cancel,
+    cancelled,
+  };
 }

@@ -144,6 +144,14 @@ class RedisStreamEventBus implements RedisEventBus {
     // Nobody has to ask for readiness; an unobserved rejection on close must not crash anyone.
     this.#ready.catch(() => {});
 
+    const socket = options.redis.options?.socket ?? {};
+    const socketTimeout = (socket as { socketTimeout?: unknown }).socketTimeout;
+    const timed = typeof socketTimeout === 'number' && socketTimeout > 0;
+    const blockMs = timed
+      ? Math.max(1, Math.min(BLOCK_MS, Math.floor(socketTimeout / 2)))
+      : BLOCK_MS;
+    // How long Redis may leave a command unanswered before the bus treats it as gone.
+    const stallMs = timed ? socketTimeout : 2 * blockMs;
     this.#writer = new StreamWriter(
       options.redis,
       {
@@ -151,16 +159,11 @@ class RedisStreamEventBus implements RedisEventBus {
         retain,
         maxQueued: Math.max(1, Math.floor(options.maxQueued ?? defaults.maxQueued)),
         backoff,
+        stallMs,
       },
       this.#reporter,
     );
 
-    const socket = options.redis.options?.socket ?? {};
-    const socketTimeout = (socket as { socketTimeout?: unknown }).socketTimeout;
-    const timed = typeof socketTimeout === 'number' && socketTimeout > 0;
-    const blockMs = timed
-      ? Math.max(1, Math.min(BLOCK_MS, Math.floor(socketTimeout / 2)))
-      : BLOCK_MS;
     const connection = options.redis.duplicate({
       name: 'mcp-event-bus',
       socket: {
@@ -168,7 +171,7 @@ class RedisStreamEventBus implements RedisEventBus {
         // Every read answers within blockMs, so a socket silent for twice that is dead (a
         // partition, a hung host): without a timeout node-redis would wait for that answer for
         // good, and the bus would stop hearing other instances while reporting itself connected.
-        socketTimeout: timed ? socketTimeout : 2 * blockMs,
+        socketTimeout: stallMs,
         // Never give up: a bus that stopped reading would be the silent staleness it exists to
         // prevent. Full jitter spreads a fleet's reconnects after a Redis restart.
         reconnectStrategy: (retries: number) =>
@@ -253,7 +256,10 @@ class RedisStreamEventBus implements RedisEventBus {
     this.#rejectReady(new Error('RedisEventBus closed before it was ready'));
     const unsent = await this.#writer.close();
     if (unsent > 0) {
-      this.#reporter.report('unsent', `${unsent} event(s) were never written to Redis`);
+      this.#reporter.report(
+        'unsent',
+        `${unsent} event(s) were never written to Redis, or never confirmed`,
+      );
     }
     await this.#reader.stop();
     this.#fanout.clear();

@@ -9,6 +9,12 @@ export interface StreamWriterOptions {
   retain: number;
   maxQueued: number;
   backoff: BackoffOptions;
+  /**
+   * A write unanswered this long means Redis cannot take events (a frozen connection: without
+   * a socket timeout node-redis waits for its answer for good). Later events then wait in the
+   * outbox, and `close()` waits no longer than this for answers.
+   */
+  stallMs: number;
 }
 
 export interface WriterCounts {
@@ -30,7 +36,8 @@ export class StreamWriter {
   readonly #options: StreamWriterOptions;
   readonly #reporter: Reporter;
   readonly #outbox: Outbox;
-  readonly #inFlight = new Set<Promise<void>>();
+  /** Writes sent and not answered yet, oldest first, with when each was sent. */
+  readonly #inFlight = new Map<Promise<void>, number>();
   readonly counts: WriterCounts = {
     sent: 0,
     failedPublishes: 0,
@@ -42,6 +49,12 @@ export class StreamWriter {
   #retryAttempt = 0;
   #outage = false;
   #closed = false;
+  /** The oldest write in flight has gone unanswered for `stallMs`. */
+  #stalled = false;
+  #watchdog: ReturnType<typeof setTimeout> | undefined;
+  #onStall: (() => void) | undefined;
+  /** `close()` has counted what was never written: later answers change nothing. */
+  #done = false;
 
   constructor(redis: RedisEventBusClient, options: StreamWriterOptions, reporter: Reporter) {
     this.#redis = redis;
@@ -56,7 +69,7 @@ export class StreamWriter {
   }
 
   write(payload: string): void {
-    if (!this.#redis.isReady || this.#outbox.size > 0) {
+    if (!this.#redis.isReady || this.#outbox.size > 0 || this.#stalled) {
       this.counts.deferred += 1;
       this.#enterOutage('Redis cannot take events now; they are queued until it can');
     }
@@ -64,14 +77,25 @@ export class StreamWriter {
     this.#flush();
   }
 
-  /** One last attempt, then waits for every write's answer. Resolves with the events never written. */
+  /**
+   * One last attempt, then waits for every write's answer, or until the oldest has gone
+   * unanswered for `stallMs`. Resolves with the events never written (or never confirmed).
+   */
   async close(): Promise<number> {
     this.#closed = true;
     this.#redis.off('ready', this.#onReady);
     this.#cancelRetry();
     this.#flush();
-    await Promise.allSettled([...this.#inFlight]);
-    return this.#outbox.drain().length;
+    if (!this.#stalled && this.#inFlight.size > 0) {
+      await new Promise<void>((resolve) => {
+        this.#onStall = resolve;
+        void Promise.allSettled([...this.#inFlight.keys()]).then(() => resolve());
+      });
+    }
+    this.#done = true;
+    clearTimeout(this.#watchdog);
+    this.#watchdog = undefined;
+    return this.#outbox.drain().length + this.#inFlight.size;
   }
 
   readonly #onReady = (): void => {
@@ -101,7 +125,8 @@ export class StreamWriter {
    * refusing writes.
    */
   #flush(): void {
-    if (this.#retryTimer !== undefined || this.#outbox.size === 0 || !this.#redis.isReady) return;
+    if (this.#retryTimer !== undefined || this.#stalled) return;
+    if (this.#outbox.size === 0 || !this.#redis.isReady) return;
     for (const payload of this.#outbox.drain()) this.#send(payload);
   }
 
@@ -116,6 +141,7 @@ export class StreamWriter {
           if (this.#outbox.size === 0) this.#outage = false;
         },
         (error: unknown) => {
+          if (this.#done) return;
           // Possibly written anyway (only the reply was lost): a duplicate invalidation is
           // harmless, a lost one is not.
           this.counts.failedPublishes += 1;
@@ -125,8 +151,43 @@ export class StreamWriter {
           if (!this.#closed) this.#scheduleRetry();
         },
       );
-    this.#inFlight.add(write);
-    void write.finally(() => this.#inFlight.delete(write));
+    this.#inFlight.set(write, performance.now());
+    this.#armWatchdog();
+    void write.finally(() => {
+      this.#inFlight.delete(write);
+      if (this.#inFlight.size === 0) {
+        clearTimeout(this.#watchdog);
+        this.#watchdog = undefined;
+      }
+      if (!this.#stalled || this.#done) return;
+      // Redis answers again: what waited behind the stall goes out.
+      this.#stalled = false;
+      this.#armWatchdog();
+      this.#flush();
+    });
+  }
+
+  /** Watches the oldest write in flight; one timer, only while something is in flight. */
+  #armWatchdog(): void {
+    if (this.#watchdog !== undefined || this.#stalled || this.#done) return;
+    const oldest = this.#inFlight.values().next().value;
+    if (oldest === undefined) return;
+    const wait = Math.max(0, oldest + this.#options.stallMs - performance.now());
+    this.#watchdog = setTimeout(() => {
+      this.#watchdog = undefined;
+      const first = this.#inFlight.values().next().value;
+      if (first === undefined) return;
+      if (performance.now() - first < this.#options.stallMs) {
+        this.#armWatchdog();
+        return;
+      }
+      this.#stalled = true;
+      this.#enterOutage(
+        `Redis has not answered a write for ${this.#options.stallMs} ms; events are queued until it does`,
+      );
+      this.#onStall?.();
+    }, wait);
+    (this.#watchdog as { unref?: () => void }).unref?.();
   }
 
   /** For writes refused while connected (OOM, a READONLY replica): no 'ready' event would retry them. */

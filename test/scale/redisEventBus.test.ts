@@ -362,6 +362,32 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     expect(a.bus.stats().deferred).toBe(7);
   });
 
+  it('writes a frozen connection never answers: reported, later events queue (bounded), close() returns', async () => {
+    const proxy = await startStallProxy(redis.port);
+    cleanups.push(() => proxy.close());
+    const channel = newChannel();
+    // The caller's client sets no socketTimeout: node-redis waits for an answer for good.
+    const a = await instance(channel, {
+      redis: await connectClient({}, proxy.url),
+      maxQueued: 5,
+    });
+    const b = await instance(channel);
+    a.bus.publish(updated('before://1'));
+    await eventually(() => expect(b.uris()).toEqual(['before://1']));
+
+    proxy.freeze();
+    a.bus.publish(updated('stuck://0'));
+    await eventually(() => expect(a.codes()).toContain('unavailable'), { timeout: 10_000 });
+    for (let i = 1; i <= 20; i++) a.bus.publish(updated(`stuck://${i}`));
+    // Its own listen streams are still served; the rest waits in the bounded queue.
+    expect(a.uris().at(-1)).toBe('stuck://20');
+    expect(a.bus.stats()).toMatchObject({ queued: 5, dropped: 15, sent: 1 });
+
+    await a.bus.close();
+    const unsent = a.errors.find((error) => error.code === 'unsent');
+    expect(unsent?.message).toMatch(/^6 event\(s\)/);
+  }, 20_000);
+
   it('a full queue drops its oldest event, counts it and reports it', async () => {
     const channel = newChannel();
     const a = await instance(channel, { maxQueued: 3 });

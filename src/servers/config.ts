@@ -5,6 +5,8 @@
  * `checkServer` before it is used.
  */
 
+import { randomState } from '../auth/signIn';
+
 /** How a server signs in: `oauth` from the start, `none` never; unset, on its first 401. */
 export type ServerAuth = 'oauth' | 'none';
 
@@ -29,6 +31,13 @@ export interface McpServerConfig {
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly auth?: ServerAuth;
+  /**
+   * Random, made by `add()` (and anew when the URL changes): part of the storage key of the
+   * server's tokens, so tokens kept for an earlier add of the same id and URL (in a tab that
+   * could not forget them) are never found. Unset in a list stored by an earlier version: its
+   * tokens stay under the key they had.
+   */
+  readonly nonce?: string;
 }
 
 /** Why an `add()` or `update()` was refused. */
@@ -53,6 +62,8 @@ const MAX_NAME = 64;
 const MAX_HEADERS = 32;
 const MAX_HEADER_VALUE = 8192;
 const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** No `:` or `#`: a nonce cannot make one storage key read as another. */
+const NONCE = /^[A-Za-z0-9_-]{1,64}$/;
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Set by the transport itself: a server entry cannot override them. */
@@ -153,6 +164,10 @@ export function checkServer(
   if (raw.auth !== undefined && raw.auth !== 'oauth' && raw.auth !== 'none') {
     return refuse('invalid-auth', "auth is 'oauth', 'none' or unset");
   }
+  const nonce = raw.nonce;
+  if (nonce !== undefined && (typeof nonce !== 'string' || !NONCE.test(nonce))) {
+    return refuse('invalid-id', 'a nonce is 1 to 64 of A-Z, a-z, 0-9, _ and -');
+  }
   const sameUrl = others.find((other) => other.url === url.url);
   if (sameUrl) return refuse('duplicate-url', `${url.url} is already added as "${sameUrl.name}"`);
   if (others.some((other) => other.name.toLowerCase() === name.toLowerCase())) {
@@ -183,14 +198,59 @@ export function checkServer(
       url: url.url,
       ...(headers && { headers }),
       ...(raw.auth !== undefined && { auth: raw.auth as ServerAuth }),
+      ...(nonce !== undefined && { nonce }),
     },
   };
+}
+
+/**
+ * What `add()` keeps: `input` checked against `others`, at most MAX_SERVERS, with a nonce of
+ * its own (never the input's): a sign-in kept for an earlier add of it is not its own.
+ */
+export function checkAdded(
+  input: unknown,
+  others: readonly McpServerConfig[],
+  appScope: (id: string) => boolean,
+): ServerConfigResult {
+  if (others.length >= MAX_SERVERS) return refuse('too-many', `at most ${MAX_SERVERS} servers`);
+  const fresh =
+    input !== null && typeof input === 'object' ? { ...input, nonce: randomState() } : input;
+  return checkServer(fresh, others, true, appScope);
+}
+
+/**
+ * What `update()` keeps: `current` with `patch`, checked against `others`. Its nonce stays
+ * while its URL does; a server moved to another URL gets a new one, so moving it back later
+ * does not find the sign-in it had there.
+ */
+export function checkUpdated(
+  current: McpServerConfig,
+  patch: object,
+  others: readonly McpServerConfig[],
+): ServerConfigResult {
+  const result = checkServer(
+    { ...current, ...patch, id: current.id, nonce: current.nonce },
+    others,
+  );
+  if (!result.ok || result.server.url === current.url) return result;
+  return { ok: true, server: { ...result.server, nonce: randomState() } };
+}
+
+/**
+ * Whether two configurations sign in with the same stored tokens: the same URL, and the same
+ * add of it (`nonce`).
+ */
+export function sameSignIn(
+  a: Pick<McpServerConfig, 'url' | 'nonce'>,
+  b: Pick<McpServerConfig, 'url' | 'nonce'>,
+): boolean {
+  return a.url === b.url && a.nonce === b.nonce;
 }
 
 /** Whether a change of configuration needs a new connection (anything but the name). */
 export function sameConnection(a: McpServerConfig, b: McpServerConfig): boolean {
   return (
-    a.url === b.url &&
+    sameSignIn(a, b) &&
     a.auth === b.auth &&
     JSON.stringify(a.headers ?? {}) === JSON.stringify(b.headers ?? {})
   );
@@ -199,13 +259,13 @@ export function sameConnection(a: McpServerConfig, b: McpServerConfig): boolean 
 /**
  * The list with `config`'s server signing in with OAuth from now on, or
  * undefined when there is nothing to change (it already says how it signs
- * in, or it moved to another URL meanwhile).
+ * in, or it moved to another URL, or was removed and added again, meanwhile).
  */
 export function withOAuth(
   servers: readonly McpServerConfig[],
   config: McpServerConfig,
 ): McpServerConfig[] | undefined {
   const current = servers.find((server) => server.id === config.id);
-  if (current?.url !== config.url || current.auth !== undefined) return undefined;
+  if (!current || !sameSignIn(current, config) || current.auth !== undefined) return undefined;
   return servers.map((server) => (server === current ? { ...server, auth: 'oauth' } : server));
 }

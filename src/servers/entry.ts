@@ -16,6 +16,11 @@ export interface McpServer {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>> | undefined;
   readonly auth: ServerAuth | undefined;
+  /**
+   * Which add of the server this is (`McpServerConfig.nonce`; undefined in a list stored before
+   * nonces): with `id` and `url`, what `ServerSignIn.providerFor` takes.
+   */
+  readonly nonce: string | undefined;
   readonly status: McpStatus;
   readonly era: Era | undefined;
   readonly error: Error | undefined;
@@ -60,6 +65,7 @@ export function serverEntry(runtime: ServerRuntime, previous: McpServer | undefi
     url: config.url,
     headers: config.headers,
     auth: config.auth,
+    nonce: config.nonce,
     status: state.status,
     era: state.era,
     error: state.error,

@@ -6,12 +6,13 @@ import type { McpCacheSync } from '../core/mcpCacheSync';
 import { isServed } from '../core/routing';
 import type { CallToolVariables } from '../core/tools';
 import {
-  checkServer,
-  MAX_SERVERS,
+  checkAdded,
+  checkUpdated,
   type McpServerConfig,
   type McpServerInput,
   type ServerConfigResult,
   sameConnection,
+  sameSignIn,
   withOAuth,
 } from './config';
 import { ConfigStore } from './configStore';
@@ -80,17 +81,16 @@ export class McpServerManager {
 
   /**
    * Add a server, checked at once: a bad URL, name, id or header, or a URL or name already in
-   * the list, is refused with a reason and changes nothing. It starts signed out (whatever this
-   * tab kept under its id and URL goes). Call it from an event handler, not while rendering.
+   * the list, is refused with a reason and changes nothing. It starts signed out in every tab:
+   * its tokens are stored under a nonce of this add (`checkAdded`), so none kept for an earlier
+   * add of it is found (this tab's, under the key of a version without nonces, is forgotten).
+   * Call it from an event handler, not while rendering.
    */
   add = (input: McpServerInput): AddServerResult => {
     this.#alive();
     let result: ServerConfigResult | undefined;
     this.#store.change((servers) => {
-      result =
-        servers.length >= MAX_SERVERS
-          ? { ok: false, problem: 'too-many', message: `at most ${MAX_SERVERS} servers` }
-          : checkServer(input, servers, true, (id) => isServed(this.queryClient, id));
+      result = checkAdded(input, servers, (id) => isServed(this.queryClient, id));
       return result.ok ? [...servers, result.server] : undefined;
     });
     const checked = result as ServerConfigResult;
@@ -111,10 +111,8 @@ export class McpServerManager {
     this.#store.change((servers) => {
       const current = servers.find((server) => server.id === id);
       if (!current) return undefined;
-      result = checkServer(
-        { ...current, ...patch, id },
-        servers.filter((s) => s !== current),
-      );
+      const others = servers.filter((s) => s !== current);
+      result = checkUpdated(current, patch, others);
       const next = result.ok ? result.server : undefined;
       return next && servers.map((server) => (server === current ? next : server));
     });
@@ -252,9 +250,10 @@ export class McpServerManager {
       this.#runtimes.delete(id);
       this.#unwatch.get(runtime)?.();
       ending.push(runtime.end());
-      // Tokens are bound to their URL: a server gone or moved (here or in another tab) has none
-      // left in this tab's storage either (nobody is there to hear that forgetting failed).
-      if (config?.url !== runtime.config.url) {
+      // Tokens are bound to their URL and add: a server gone, moved or added again (here or in
+      // another tab) has none left in this tab's storage either (nobody is there to hear that
+      // forgetting failed).
+      if (!config || !sameSignIn(config, runtime.config)) {
         ending.push(Promise.resolve(this.#options.signIn?.forget(runtime.config)).catch(() => {}));
       }
       // Synchronously: nothing renders the ended connection's data from now on.

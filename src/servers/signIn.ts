@@ -1,8 +1,8 @@
 import type { OAuthClientMetadata } from '@modelcontextprotocol/client';
 import { completeAuthorization } from '../auth/completeAuthorization';
 import { createOAuthProvider, type OAuthProvider } from '../auth/oauthProvider';
-import { type KeyValueStorage, memoryStorage, StoredJson } from '../auth/storage';
-import type { McpServerConfig } from './config';
+import { type KeyValueStorage, memoryStorage, StoredJson, tokenStorage } from '../auth/storage';
+import { MAX_SERVERS, type McpServerConfig } from './config';
 
 export interface ServerSignInOptions {
   /** The app's one callback page (it calls `complete()`), for every server. */
@@ -23,11 +23,16 @@ export interface ServerSignInOptions {
   navigate?: (url: URL) => void | Promise<void>;
 }
 
+/** One add of a server (`nonce`: none in a list stored before nonces): whose tokens these are. */
+type ServerKey = Pick<McpServerConfig, 'id' | 'url' | 'nonce'>;
+
 /** Which server a sign-in in progress belongs to, by its `state`. */
-type Started = Record<string, { id: string; url: string }>;
+type Started = Record<string, ServerKey>;
 
 /** Sign-ins a user can have started and not finished; older ones are forgotten. */
 const MAX_STARTED = 16;
+/** Servers whose tokens the storage is known to hold (`ServerSignIn#kept`); older ones drop out. */
+const MAX_KEPT = 2 * MAX_SERVERS;
 
 const localStorageOf = (): KeyValueStorage | undefined => {
   try {
@@ -39,7 +44,9 @@ const localStorageOf = (): KeyValueStorage | undefined => {
 
 /**
  * OAuth for a manager's servers: one provider per server (its own storage
- * key, bound to the server's URL, so a token never reaches another server),
+ * key, by id, URL and nonce: bound to the server's URL, so a token never
+ * reaches another server, and to the add, so a server removed and added
+ * again never finds the tokens of before),
  * made the first time the server needs one, and the callback page's way to
  * finish whichever server's sign-in came back. Each sign-in (the first, a
  * scope step-up, one after an expiry) is remembered by its `state` when the
@@ -52,6 +59,9 @@ export class ServerSignIn {
   readonly #storage: KeyValueStorage;
   readonly #prefix: string;
   readonly #started: StoredJson<Started>;
+  /** Where the providers keep tokens, and which servers' (so an orphan of them can be found). */
+  readonly #tokens: KeyValueStorage;
+  readonly #kept: StoredJson<ServerKey[]>;
   readonly #providers = new Map<string, OAuthProvider>();
 
   constructor(options: ServerSignInOptions) {
@@ -59,24 +69,32 @@ export class ServerSignIn {
     this.#storage = options.storage ?? localStorageOf() ?? memoryStorage();
     this.#prefix = options.storageKey ?? 'mcp-react-query:server-oauth';
     this.#started = new StoredJson<Started>(this.#storage, `${this.#prefix}:started`, {}, () => {});
+    this.#tokens = tokenStorage(options.storage);
+    this.#kept = new StoredJson<ServerKey[]>(this.#tokens, `${this.#prefix}:kept`, [], () => {});
   }
 
-  /** The provider of one server (the same object for the same id and URL). */
-  providerFor(server: Pick<McpServerConfig, 'id' | 'url'>): OAuthProvider {
-    const key = `${server.id} ${server.url}`;
-    let provider = this.#providers.get(key);
+  /** The provider of one server (the same object for the same id, URL and nonce). */
+  providerFor(server: ServerKey): OAuthProvider {
+    const key = this.#keyOf(server);
+    const provider = this.#providers.get(key);
     if (provider) return provider;
+    if (!this.#keptKeys().includes(key)) {
+      this.#keep(() => [...this.#keptServers(), fieldsOf(server)].slice(-MAX_KEPT));
+    }
+    return this.#make(server, key);
+  }
+
+  #make(server: ServerKey, key: string): OAuthProvider {
     const { redirectUrl, mode, clientMetadata, navigate } = this.#options;
-    provider = createOAuthProvider({
+    const made = createOAuthProvider({
       serverUrl: server.url,
       redirectUrl,
       ...(this.#options.storage && { storage: this.#options.storage }),
-      storageKey: `${this.#prefix}:${server.id}:${server.url}`,
+      storageKey: key,
       ...(mode && { mode }),
       ...(clientMetadata && { clientMetadata }),
       ...(navigate && { navigate }),
     });
-    const made = provider;
     let remembered: string | null = null;
     made.subscribe(() => {
       // Every sign-in handed out (the first, a step-up, one after an expiry) is remembered, and
@@ -96,26 +114,44 @@ export class ServerSignIn {
   }
 
   /**
-   * A server that is gone, or moved to another URL: its credentials and its
-   * sign-ins in progress go. One that never signed in has nothing to forget.
+   * A server that is gone, moved to another URL or added again: the
+   * credentials and sign-ins in progress of this add of it go. One that
+   * never signed in has nothing to forget.
    */
-  async forget(server: Pick<McpServerConfig, 'id' | 'url' | 'auth'>): Promise<void> {
+  async forget(server: ServerKey & Pick<McpServerConfig, 'auth'>): Promise<void> {
     if (server.auth !== 'oauth') return;
-    const provider = this.providerFor(server);
-    this.#providers.delete(`${server.id} ${server.url}`);
+    const key = this.#keyOf(server);
+    const provider = this.#providers.get(key) ?? this.#make(server, key);
+    this.#providers.delete(key);
+    this.#unkeep(key);
     this.#drop(server);
     await provider.signOut();
   }
 
   /**
-   * A server added afresh starts signed out: what the storage still holds
-   * under its id and URL (a server by that id removed while no manager of
-   * this page was mounted to hear it) is forgotten. Never rejects.
+   * A server added afresh (`server`, the list holding no other server by its
+   * id or URL): its nonce keeps it from finding tokens of an earlier add.
+   * Those this storage holds for an earlier add of its id and URL are
+   * orphans (removed while no manager of this page was mounted to hear it),
+   * found by the servers the storage keeps tokens of, or, stored before
+   * nonces, under its id and URL alone: they are forgotten (the refresh
+   * token revoked where the server allows). Never rejects.
    */
-  forgetStored(server: Pick<McpServerConfig, 'id' | 'url'>): Promise<void> {
-    const provider = this.providerFor(server);
-    if (!provider.tokens() && provider.identity() === undefined) return Promise.resolve();
-    return this.forget({ ...server, auth: 'oauth' }).catch(() => {});
+  forgetStored(server: ServerKey): Promise<void> {
+    const key = this.#keyOf(server);
+    const old = [...this.#keptServers(), { id: server.id, url: server.url }].filter(
+      (kept) => kept.id === server.id && kept.url === server.url && this.#keyOf(kept) !== key,
+    );
+    const orphans = new Map(old.map((kept) => [this.#keyOf(kept), kept]));
+    const forgotten = [...orphans].map(([orphan, kept]) => {
+      // Nothing of it here: only the note that it was kept goes.
+      if (!this.#providers.has(orphan) && this.#tokens.getItem(orphan) === null) {
+        this.#unkeep(orphan);
+        return undefined;
+      }
+      return this.forget({ ...kept, auth: 'oauth' }).catch(() => {});
+    });
+    return Promise.all(forgotten).then(() => {});
   }
 
   /**
@@ -133,7 +169,7 @@ export class ServerSignIn {
     );
     const state = URL.canParse(href) ? new URL(href).searchParams.get('state') : null;
     const server = state === null ? undefined : this.#started.get()[state];
-    if (state === null || !isStarted(server)) {
+    if (state === null || !isServerKey(server)) {
       throw new Error('this callback belongs to no server sign-in started here (unknown state)');
     }
     const result = await completeAuthorization(this.providerFor(server), callbackUrl);
@@ -149,28 +185,75 @@ export class ServerSignIn {
     });
   }
 
+  /**
+   * The storage key of a server's provider, and its name here: the canonical
+   * URL has no `#`, so the nonce goes where a fragment would; without one
+   * (a list stored by an earlier version), the key that version used.
+   */
+  #keyOf(server: ServerKey): string {
+    const key = `${this.#prefix}:${server.id}:${server.url}`;
+    return server.nonce === undefined ? key : `${key}#${server.nonce}`;
+  }
+
   /** The sign-ins in progress of one server are over. */
-  #drop(server: Pick<McpServerConfig, 'id' | 'url'>): void {
+  #drop(server: ServerKey): void {
+    const key = this.#keyOf(server);
     this.#started.update((started) =>
       Object.fromEntries(
-        Object.entries(started).filter(([, s]) => s.id !== server.id || s.url !== server.url),
+        Object.entries(started).filter(([, s]) => isServerKey(s) && this.#keyOf(s) !== key),
       ),
     );
   }
 
-  #remember(state: string, server: Pick<McpServerConfig, 'id' | 'url'>): void {
+  #remember(state: string, server: ServerKey): void {
     this.#started.update((started) => {
-      const entries = Object.entries(started).filter(([, s]) => isStarted(s));
-      entries.push([state, { id: server.id, url: server.url }]);
+      const entries = Object.entries(started).filter(([, s]) => isServerKey(s));
+      entries.push([state, fieldsOf(server)]);
       return Object.fromEntries(entries.slice(-MAX_STARTED));
     });
   }
+
+  /**
+   * The servers this storage may hold tokens of: each provider made here, until it is forgotten
+   * here. How an earlier add's tokens are found (KeyValueStorage lists no keys).
+   */
+  #keptServers(): ServerKey[] {
+    const kept: unknown = this.#kept.get();
+    return Array.isArray(kept) ? kept.filter(isServerKey) : [];
+  }
+
+  #keptKeys(): string[] {
+    return this.#keptServers().map((kept) => this.#keyOf(kept));
+  }
+
+  #unkeep(key: string): void {
+    if (!this.#keptKeys().includes(key)) return;
+    this.#keep(() => this.#keptServers().filter((kept) => this.#keyOf(kept) !== key));
+  }
+
+  #keep(change: () => ServerKey[]): void {
+    try {
+      this.#kept.update(change);
+    } catch {
+      // A full storage: should a server's tokens outlive its add here, nothing finds them.
+    }
+  }
 }
 
-/** A stored entry, checked: the storage is anyone's on this origin. */
-function isStarted(value: unknown): value is { id: string; url: string } {
-  const entry = value as { id?: unknown; url?: unknown } | null | undefined;
-  return typeof entry?.id === 'string' && typeof entry.url === 'string';
+const fieldsOf = ({ id, url, nonce }: ServerKey): ServerKey => ({
+  id,
+  url,
+  ...(nonce !== undefined && { nonce }),
+});
+
+/** A stored server (of a sign-in started, of tokens kept), checked: the storage is anyone's. */
+function isServerKey(value: unknown): value is ServerKey {
+  const entry = value as { id?: unknown; url?: unknown; nonce?: unknown } | null | undefined;
+  return (
+    typeof entry?.id === 'string' &&
+    typeof entry.url === 'string' &&
+    (entry.nonce === undefined || typeof entry.nonce === 'string')
+  );
 }
 
 /** OAuth for the servers of `<McpServersProvider signIn>` (see `ServerSignIn`). */

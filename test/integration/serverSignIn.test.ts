@@ -8,7 +8,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KeyValueStorage, memoryStorage } from '../../src/auth';
-import { createServerSignIn } from '../../src/servers';
 import { ResourceStore, type ServerKind, startServer } from '../servers';
 import { text } from '../support/eras';
 import {
@@ -18,15 +17,14 @@ import {
   observe,
   openManager,
   serverOf,
-  type Tab,
   wire,
 } from '../support/manager';
+import { entry, serverIn, signInOf, userBrowser } from '../support/serverSignIn';
 import { tabChannels } from '../support/tabs';
 import { eventually } from '../support/wait';
 
 afterEach(closeAll);
 
-const REDIRECT = 'http://127.0.0.1:9/callback';
 const INBOX = 'secret://inbox';
 
 async function guarded(
@@ -58,25 +56,6 @@ async function withAdminTool(auth: Awaited<ReturnType<typeof authServer>>) {
   atEnd(() => server.close());
   return server;
 }
-
-/** The user's browser: goes to the authorization page, comes back with a callback URL. */
-function userBrowser() {
-  const callbacks: URL[] = [];
-  return {
-    callbacks,
-    navigate: async (url: URL) => {
-      const response = await fetch(url, { redirect: 'manual' });
-      const location = response.headers.get('location');
-      if (response.status !== 302 || !location) throw new Error(`authorize: ${response.status}`);
-      callbacks.push(new URL(location));
-    },
-  };
-}
-
-const signInOf = (storage: KeyValueStorage, navigate?: (url: URL) => Promise<void>) =>
-  createServerSignIn({ redirectUrl: REDIRECT, storage, ...(navigate && { navigate }) });
-
-const entry = (tab: Tab, id: string) => tab.manager.getServers().find((server) => server.id === id);
 
 describe('McpServerManager: per-server sign-in', () => {
   it('a server that answers 401 gets its own provider; one callback page signs in whichever came back', async () => {
@@ -167,8 +146,9 @@ describe('McpServerManager: per-server sign-in', () => {
     expect(server.protection?.stats().challenged).toBe(challenged);
     expect(storage.getItem('mcp-react-query:servers')).not.toMatch(/access_token/);
 
+    const only = serverIn(after, 'only');
     await after.manager.remove('only');
-    const fresh = signInOf(storage).providerFor({ id: 'only', url: server.url });
+    const fresh = signInOf(storage).providerFor(only);
     expect(fresh.tokens()).toBeUndefined();
   });
 
@@ -193,7 +173,8 @@ describe('McpServerManager: per-server sign-in', () => {
     await eventually(() => expect(browser.callbacks).toHaveLength(1));
     // Finished by the provider itself, as the page that opened a sign-in popup does when the
     // popup reports back (the callback page never routes it).
-    const provider = signIn.providerFor({ id: 'moving', url: before.url });
+    const moving = serverIn(tab, 'moving');
+    const provider = signIn.providerFor(moving);
     await provider.complete(browser.callbacks[0] as URL);
     await eventually(() => expect(entry(tab, 'moving')?.status).toBe('ready'));
     expect(started()).toEqual([]);
@@ -206,7 +187,7 @@ describe('McpServerManager: per-server sign-in', () => {
         signIn: 'signed-out',
       }),
     );
-    const old = signInOf(storage).providerFor({ id: 'moving', url: before.url });
+    const old = signInOf(storage).providerFor(moving);
     await eventually(() => expect(old.tokens()).toBeUndefined());
   });
 
@@ -268,15 +249,14 @@ describe('McpServerManager: per-server sign-in', () => {
     await eventually(() => expect(browser.callbacks).toHaveLength(1));
     // The popup reported back: the opener's provider exchanges the code, and meanwhile the user
     // removes the server.
-    const exchange = signIn
-      .providerFor({ id: 'g', url: server.url })
-      .complete(browser.callbacks[0] as URL);
+    const g = serverIn(tab, 'g');
+    const exchange = signIn.providerFor(g).complete(browser.callbacks[0] as URL);
     expect(await tab.manager.remove('g')).toBe(true);
     await expect(exchange).rejects.toMatchObject({
       code: 'CANCELLED',
       message: expect.stringMatching(/signed out/),
     });
-    expect(signInOf(storage).providerFor({ id: 'g', url: server.url }).tokens()).toBeUndefined();
+    expect(signInOf(storage).providerFor(g).tokens()).toBeUndefined();
     // Added again, it asks the user to sign in.
     tab.manager.add({ id: 'g', name: 'G', url: server.url, auth: 'oauth' });
     await eventually(() =>
@@ -305,7 +285,7 @@ describe('McpServerManager: per-server sign-in', () => {
 
     // A tool that needs more scope: the server answers 403 and the SDK asks for a step-up.
     await expect(tab.manager.callTool({ name: 'G__admin' })).rejects.toThrow();
-    const provider = signIn.providerFor({ id: 'g', url: server.url });
+    const provider = signIn.providerFor(serverIn(tab, 'g'));
     await eventually(() =>
       expect(provider.pendingAuthorization?.searchParams.get('scope')).toContain('mcp:admin'),
     );
@@ -337,7 +317,7 @@ describe('McpServerManager: per-server sign-in', () => {
     const a = open(browserA.navigate);
     a.tab.manager.add({ id: 'g', name: 'G', url: server.url, auth: 'oauth' });
     await eventually(() => expect(entry(a.tab, 'g')?.status).toBe('unauthorized'));
-    const providerA = a.signIn.providerFor({ id: 'g', url: server.url });
+    const providerA = a.signIn.providerFor(serverIn(a.tab, 'g'));
     const firstA = providerA.pendingAuthorization?.searchParams.get('state');
     expect(firstA).toBeTruthy();
     // Tab B signs in (its callback page redeems it); tab A follows through the shared storage.

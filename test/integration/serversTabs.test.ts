@@ -5,8 +5,7 @@
  * the in-memory Web Locks of test/support/tabs.ts. The browser run is test/e2e/servers.e2e.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KeyValueStorage, memoryStorage } from '../../src/auth';
-import { createServerSignIn } from '../../src/servers';
+import { memoryStorage } from '../../src/auth';
 import { shareAcrossTabs } from '../../src/tabs';
 import {
   atEnd,
@@ -20,6 +19,7 @@ import {
   type Tab,
   wire,
 } from '../support/manager';
+import { entry, serverIn, signedInInTabB, signInOf } from '../support/serverSignIn';
 import { BrowserLocks, tabChannels } from '../support/tabs';
 import { eventually } from '../support/wait';
 
@@ -51,26 +51,6 @@ function browser() {
 }
 
 const ids = (tab: Tab) => tab.manager.getServers().map((server) => server.id);
-const entry = (tab: Tab, id: string) => tab.manager.getServers().find((server) => server.id === id);
-
-/** The user's browser, headless: follows an authorization URL to the callback it redirects to. */
-function userBrowser() {
-  const callbacks: URL[] = [];
-  const navigate = async (url: URL) => {
-    const response = await fetch(url, { redirect: 'manual' });
-    const location = response.headers.get('location');
-    if (response.status !== 302 || !location) throw new Error(`authorize: ${response.status}`);
-    callbacks.push(new URL(location));
-  };
-  return { callbacks, navigate };
-}
-
-const signInOf = (storage: KeyValueStorage, navigate?: (url: URL) => Promise<void>) =>
-  createServerSignIn({
-    redirectUrl: 'http://127.0.0.1:9/callback',
-    storage,
-    ...(navigate && { navigate }),
-  });
 
 describe('McpServerManager in two tabs', () => {
   it('an add, an edit and a removal in one tab reach the other; one connection per server', async () => {
@@ -211,46 +191,17 @@ describe('McpServerManager in two tabs', () => {
       serverOf('modern', 'elsewhere', { authServer: auth }),
     ]);
     // Tokens in each tab's own sessionStorage (the default), the list in the shared localStorage.
-    const local = memoryStorage();
-    const [sessionA, sessionB] = [memoryStorage(), memoryStorage()];
-    const browserB = userBrowser();
-    const open = (session: KeyValueStorage, navigate?: (url: URL) => Promise<void>) => {
-      const channels = tabChannels();
-      atEnd(() => channels.closeAll());
-      return openManager({
-        storage: local,
-        channel: channels.open,
-        signIn: signInOf(session, navigate),
-      });
-    };
-    const a = open(sessionA);
-    const b = open(sessionB, browserB.navigate);
-    a.manager.add({ id: 'gone', name: 'Gone', url: gone.url });
-    a.manager.add({ id: 'moving', name: 'Moving', url: moving.url });
-    await eventually(() => {
-      for (const id of ['gone', 'moving']) {
-        expect(entry(b, id)).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' });
-      }
-    });
-    entry(b, 'gone')?.authorize();
-    entry(b, 'moving')?.authorize();
-    await eventually(() => expect(browserB.callbacks).toHaveLength(2));
-    for (const callback of browserB.callbacks) await signInOf(sessionB).complete(callback);
-    await eventually(() => {
-      for (const id of ['gone', 'moving']) {
-        expect(entry(b, id)).toMatchObject({ status: 'ready', signIn: 'signed-in' });
-      }
-    });
-    const tokensInB = (id: string, url: string) =>
-      signInOf(sessionB).providerFor({ id, url }).tokens();
+    const { a, b, sessionB } = await signedInInTabB({ gone, moving });
+    const inB = [serverIn(b, 'gone'), serverIn(b, 'moving')];
+    const tokensInB = () => inB.map((server) => signInOf(sessionB).providerFor(server).tokens());
+    expect(tokensInB().every(Boolean)).toBe(true);
 
     expect(await a.manager.remove('gone')).toBe(true);
     a.manager.update('moving', { url: elsewhere.url });
     await eventually(() => {
       expect(entry(b, 'gone')).toBeUndefined();
       expect(entry(b, 'moving')?.url).toBe(elsewhere.url);
-      expect(tokensInB('gone', gone.url)).toBeUndefined();
-      expect(tokensInB('moving', moving.url)).toBeUndefined();
+      expect(tokensInB()).toEqual([undefined, undefined]);
     });
     // Added again in tab B, the same id and URL: signed out, the user signs in again.
     b.manager.add({ id: 'gone', name: 'Gone', url: gone.url, auth: 'oauth' });
@@ -264,41 +215,13 @@ describe('McpServerManager in two tabs', () => {
       serverOf('modern', 'gone', { authServer: auth }),
       serverOf('modern', 'learning', { authServer: auth }),
     ]);
-    const local = memoryStorage();
-    const sessionB = memoryStorage();
-    const browserB = userBrowser();
-    const open = (session: KeyValueStorage, navigate?: (url: URL) => Promise<void>) => {
-      const channels = tabChannels();
-      atEnd(() => channels.closeAll());
-      return openManager({
-        storage: local,
-        channel: channels.open,
-        signIn: signInOf(session, navigate),
-      });
-    };
-    const a = open(memoryStorage());
-    let b = open(sessionB, browserB.navigate);
-    a.manager.add({ id: 'gone', name: 'Gone', url: gone.url });
-    a.manager.add({ id: 'learning', name: 'Learning', url: learning.url });
-    await eventually(() => {
-      for (const id of ['gone', 'learning']) {
-        expect(entry(b, id)).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' });
-      }
-    });
-    entry(b, 'gone')?.authorize();
-    entry(b, 'learning')?.authorize();
-    await eventually(() => expect(browserB.callbacks).toHaveLength(2));
-    for (const callback of browserB.callbacks) await signInOf(sessionB).complete(callback);
-    await eventually(() => {
-      for (const id of ['gone', 'learning']) {
-        expect(entry(b, id)).toMatchObject({ status: 'ready', signIn: 'signed-in' });
-      }
-    });
-    await b.close(); // tab B goes to a page without <McpServersProvider>
+    const { a, b: first, sessionB, openB } = await signedInInTabB({ gone, learning });
+    const before = [serverIn(first, 'gone'), serverIn(first, 'learning')];
+    await first.close(); // tab B goes to a page without <McpServersProvider>
     expect(await a.manager.remove('gone')).toBe(true);
     expect(await a.manager.remove('learning')).toBe(true);
     // Back on the servers page in tab B: both added again, one as OAuth, one to learn it from a 401.
-    b = open(sessionB, browserB.navigate);
+    const b = openB();
     b.manager.add({ id: 'gone', name: 'Gone', url: gone.url, auth: 'oauth' });
     b.manager.add({ id: 'learning', name: 'Learning', url: learning.url });
     await eventually(() => {
@@ -306,9 +229,8 @@ describe('McpServerManager in two tabs', () => {
         expect(entry(b, id)).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' });
       }
     });
-    const tokensInB = (id: string, url: string) =>
-      signInOf(sessionB).providerFor({ id, url }).tokens();
-    expect(tokensInB('gone', gone.url)).toBeUndefined();
-    expect(tokensInB('learning', learning.url)).toBeUndefined();
+    // What tab B kept for the earlier adds is forgotten, not only out of reach.
+    const tokensInB = before.map((server) => signInOf(sessionB).providerFor(server).tokens());
+    expect(tokensInB).toEqual([undefined, undefined]);
   });
 });

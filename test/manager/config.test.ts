@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  checkAdded,
   checkServer,
+  checkUpdated,
   idFromName,
   type McpServerConfig,
   sameConnection,
 } from '../../src/servers/config';
+import { checkStored } from '../../src/servers/configStore';
 
 const existing: McpServerConfig[] = [{ id: 'docs', name: 'Docs', url: 'https://docs.example/mcp' }];
 
@@ -66,6 +69,48 @@ describe('server configuration', () => {
     expect(sameConnection(a, { ...a, url: 'https://b.example/mcp' })).toBe(false);
     expect(sameConnection(a, { ...a, headers: { 'x-key': '1' } })).toBe(false);
     expect(sameConnection(a, { ...a, auth: 'oauth' })).toBe(false);
+  });
+});
+
+describe("a server's nonce (which add of it this is)", () => {
+  const none = () => false;
+
+  it('is made by every add, never taken from the input', () => {
+    const input = { url: 'https://a.example/mcp', name: 'A', nonce: 'chosen' };
+    const [first, second] = [checkAdded(input, [], none), checkAdded(input, [], none)];
+    expect(first.ok && first.server.nonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(second.ok && second.server.nonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(first.ok && second.ok && first.server.nonce !== second.server.nonce).toBe(true);
+  });
+
+  it('stays through an edit, except a move to another URL', () => {
+    const a: McpServerConfig = { id: 'a', name: 'A', url: 'https://a.example/mcp', nonce: 'n1' };
+    expect(checkUpdated(a, { name: 'B', nonce: 'n2' }, [])).toMatchObject({
+      ok: true,
+      server: { name: 'B', nonce: 'n1' },
+    });
+    const moved = checkUpdated(a, { url: 'https://b.example/mcp' }, []);
+    expect(moved.ok && moved.server.nonce).toMatch(/^[0-9a-f]{32}$/);
+    // A server stored before nonces gets one when it moves.
+    const { nonce: _, ...old } = a;
+    expect(checkUpdated(old, { name: 'B' }, [])).toMatchObject({
+      ok: true,
+      server: { ...old, name: 'B' },
+    });
+    const oldMoved = checkUpdated(old, { url: 'https://b.example/mcp' }, []);
+    expect(oldMoved.ok && oldMoved.server.nonce).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('is part of the connection; a stored one that could change a storage key is refused', () => {
+    const a: McpServerConfig = { id: 'a', name: 'A', url: 'https://a.example/mcp', nonce: 'n1' };
+    expect(sameConnection(a, { ...a, nonce: 'n2' })).toBe(false);
+    const { nonce: _, ...old } = a;
+    expect(sameConnection(a, old)).toBe(false);
+    const stored = checkStored({
+      rev: 1,
+      servers: [old, { ...a, id: 'b', url: 'https://b.example/mcp', name: 'B', nonce: 'x#y:z' }],
+    });
+    expect(stored.servers).toEqual([old]);
   });
 });
 

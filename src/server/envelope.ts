@@ -18,8 +18,27 @@ export type Encoded =
   | { ok: true; payload: string; event: ServerEvent }
   | { ok: false; reason: string };
 
+/**
+ * Deepest nesting accepted in `params`. JSON.parse takes any depth, but the SDK's listen stream
+ * serialises each notification with JSON.stringify, which overflows the stack somewhere in the
+ * thousands: a 64 kB entry of brackets would then throw at every listener of its URI.
+ */
+const MAX_PARAMS_DEPTH = 32;
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether `value` nests deeper than `limit`; iterative, so hostile depth costs no stack. */
+function tooDeep(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /** Checks an event field by field; returns a fresh event or why it is not one. */
 export function toServerEvent(value: unknown): ServerEvent | string {
@@ -31,6 +50,7 @@ export function toServerEvent(value: unknown): ServerEvent | string {
     // come out as one key per character.
     if (params._meta !== undefined && !isRecord(params._meta))
       return 'params._meta is not an object';
+    if (tooDeep(params, MAX_PARAMS_DEPTH)) return `params nest deeper than ${MAX_PARAMS_DEPTH}`;
   }
   const extra = params === undefined ? {} : { params: params as ServerEvent['params'] };
   switch (kind) {

@@ -230,4 +230,32 @@ describe.skipIf(!REDIS_SERVER)('scale-out: 3 instances behind a round-robin prox
       `redis restart: delivered ${d.notifications()}/30 (${10 - localShare} of 10 announced during the outage arrived after it; ${localShare} in-process at once); deferred ${stats.map((s) => s.deferred).join('/')}`,
     );
   });
+
+  it('an entry whose params nest too deep to serialise is dropped as malformed, not thrown at every listen stream', async () => {
+    const channel = `scale:${randomUUID()}`;
+    deployment = await deploy({
+      kind: 'redis',
+      instances: INSTANCES,
+      uris: URIS,
+      redisUrl: redis.url,
+      channel,
+    });
+    const d = deployment;
+    // Under 64 kB, valid JSON, and a URI the client's listen stream names: the SDK's listen
+    // stream cannot serialise the notification it would write (JSON.stringify overflows).
+    const depth = 20_000;
+    const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const event = `{"kind":"resource_updated","uri":"${URIS[0]}","params":{"_meta":{"d":${deep}}}}`;
+    await admin.sendCommand([
+      'XADD',
+      channel,
+      '*',
+      'm',
+      `{"v":1,"origin":"elsewhere","event":${event}}`,
+    ]);
+    await eventually(() => expect(d.buses.map((bus) => bus.stats().malformed)).toEqual([1, 1, 1]));
+    expect(d.buses.map((bus) => bus.stats().listenerErrors)).toEqual([0, 0, 0]);
+    const samples = await updateRoundRobin(d, 3);
+    expect(samples.every((sample) => sample.latencyMs !== undefined)).toBe(true);
+  });
 });

@@ -1,7 +1,8 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { isPermanent, McpQueryError } from './errors';
 
-const MAX_RETRIES = 3;
+/** How many times TanStack retries an MCP query that failed (`retryUnlessPermanent`). */
+export const MAX_RETRIES = 3;
 
 /**
  * A read answer that would replace good content with nothing, or with the

@@ -7,6 +7,7 @@ import { fitsKey, isLiveRequest, misfit } from './keyShapes';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
 import { Requests } from './requests';
+import { readBoundMs } from './serving';
 import { MAX_KEYS_PER_TAB } from './validate';
 
 /** How far ahead of this tab's clock content may be dated (one browser, one clock: coarsening). */
@@ -15,7 +16,7 @@ const MAX_AHEAD_MS = 1000;
 /** Messages only a follower acts on. */
 export type FollowerMessage = Extract<
   TabMessage,
-  { type: 'events' | 'data' | 'progress' | 'reply' | 'elicitations' }
+  { type: 'events' | 'data' | 'progress' | 'working' | 'reply' | 'elicitations' }
 >;
 
 /**
@@ -39,16 +40,23 @@ export class Follower {
 
   constructor(link: GroupLink) {
     this.#link = link;
-    this.#requests = new Requests(link.tab, (message) => link.send(message));
+    this.#requests = new Requests(
+      link.tab,
+      (message) => link.send(message),
+      () => link.context.clock.now(),
+    );
   }
 
   read(key: QueryKey, signal: AbortSignal): Promise<unknown> {
     const { context, tab } = this.#link;
     const fresh = this.#find(key)?.state.isInvalidated === true;
-    const timeoutMs = 2 * context.requestTimeoutMs;
+    // The leader's read may take long (a flight of its own, retried, each try bounded): this
+    // waits while the leader says it still runs it, up to the longest it may take; a leader that
+    // says nothing for twice requestTimeoutMs is given up on.
     return this.#requests.make((id) => ({ type: 'read', tab, id, key, fresh }), {
       signal,
-      timeoutMs,
+      timeoutMs: 2 * context.requestTimeoutMs,
+      boundMs: readBoundMs(context.requestTimeoutMs),
     });
   }
 
@@ -167,6 +175,9 @@ export class Follower {
       case 'progress':
         if (message.to === tab)
           this.#requests.get(message.id)?.call?.onProgress?.(message.progress);
+        break;
+      case 'working':
+        if (message.to === tab) this.#requests.working(message.ids);
         break;
       case 'elicitations':
         if (message.to === undefined || message.to === tab) this.#mirror(message.items);

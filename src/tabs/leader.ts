@@ -20,7 +20,7 @@ const GROUP_SETTLE_MS = 100;
 /** Messages only the leader acts on. */
 export type LeaderMessage = Extract<
   TabMessage,
-  { type: 'hello' | 'interest' | 'bye' | 'read' | 'call' | 'cancel' | 'answer' }
+  { type: 'hello' | 'interest' | 'bye' | 'read' | 'call' | 'cancel' | 'waiting' | 'answer' }
 >;
 
 export interface LeaderOptions {
@@ -51,7 +51,7 @@ export class Leader {
   /** The other tabs, what they hold, and since when they are known. */
   readonly #members: Members;
   readonly #holds = new Map<string, () => void>();
-  /** Tool calls other tabs made, by `tab/id`, with the tab that made each. */
+  /** Other tabs' reads and tool calls running here, by `tab/id`, with the tab that made each. */
   readonly #calls = new Map<string, { tab: string; controller: AbortController }>();
   #outbox: McpEvent[] = [];
   /** Set for a moment after taking over, while the other tabs introduce themselves. */
@@ -170,6 +170,13 @@ export class Leader {
             new McpQueryError('SUPERSEDED', 'the tab that made the call cancelled it'),
           );
         break;
+      case 'waiting': {
+        // The tab waits on for those still running here (for a leader that says nothing, it
+        // does not).
+        const ids = message.ids.filter((id) => this.#calls.has(`${message.tab}/${id}`));
+        if (ids.length > 0) this.#reply({ type: 'working', to: message.tab, ids });
+        break;
+      }
       case 'answer':
         context.serverRequests?.answer(message.id, message.result);
         break;

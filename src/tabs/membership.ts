@@ -326,9 +326,10 @@ export class Membership {
 }
 
 function isLeaderMessage(message: TabMessage): message is LeaderMessage {
-  return ['hello', 'interest', 'bye', 'read', 'call', 'cancel', 'answer'].includes(message.type);
+  const types = ['hello', 'interest', 'bye', 'read', 'call', 'cancel', 'waiting', 'answer'];
+  return types.includes(message.type);
 }
 
 function isFollowerMessage(message: TabMessage): message is FollowerMessage {
-  return ['events', 'data', 'progress', 'reply', 'elicitations'].includes(message.type);
+  return ['events', 'data', 'progress', 'working', 'reply', 'elicitations'].includes(message.type);
 }

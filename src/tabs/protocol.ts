@@ -39,6 +39,10 @@ export type TabMessage =
   | { type: 'read'; tab: string; id: number; key: QueryKey; fresh: boolean }
   | { type: 'call'; tab: string; id: number; variables: WireCall }
   | { type: 'cancel'; tab: string; id: number }
+  /** These requests of the tab have had no reply for a while: does the leader still run them? */
+  | { type: 'waiting'; tab: string; ids: number[] }
+  /** The leader still runs these of the tab's requests (its answer to `waiting`). */
+  | { type: 'working'; to: string; ids: number[] }
   /** This tab's answer to one of the leader's pending elicitations. */
   | { type: 'answer'; tab: string; id: number; result: ElicitResult }
   /** The leader's pending elicitations (all of them, each time they change; `to`: a newcomer). */

@@ -19,6 +19,8 @@ export interface Pending {
   reject(error: unknown): void;
   /** Stop the timeout and the abort listener. */
   done(): void;
+  /** The leader works on it (it was just sent, or says it still runs it): see `#patience`. */
+  heard(): void;
 }
 
 /**
@@ -27,8 +29,9 @@ export interface Pending {
  * order made, so a tab showing many resources is never refused. A request counts until the
  * leader's reply comes, even one this tab cancelled (the leader still runs it), until it times
  * out, or until another tab leads. Each waits at most its timeout (a call then is cancelled on
- * the leader): a leader that never answers holds no place for good. A handover moves them to
- * the next leader.
+ * the leader; a read's timeout starts again while the leader says it still runs it, up to its
+ * bound): a leader that never answers holds no place for good. A handover moves them to the
+ * next leader.
  */
 export class Requests {
   readonly #tab: string;
@@ -40,23 +43,32 @@ export class Requests {
   #queued = new Set<number>();
   /** Sent to the current leader, its reply not in yet. */
   readonly #running = new Set<number>();
+  /** To ask the leader about, this tick. */
+  readonly #asking = new Set<number>();
+  readonly #now: () => number;
 
-  constructor(tab: string, send: (message: TabMessage) => void) {
+  constructor(tab: string, send: (message: TabMessage) => void, now: () => number) {
     this.#tab = tab;
     this.#send = send;
+    this.#now = now;
   }
 
-  /** A request for the leader, sent when one leads and a place is free. */
+  /**
+   * A request for the leader, sent when one leads and a place is free. It waits `timeoutMs` for
+   * its reply; with `boundMs`, that long from the latest sign of the leader working on it, and
+   * `boundMs` in all (`#patience`).
+   */
   make(
     make: (id: number) => Request,
     options: {
       signal: AbortSignal | undefined;
       timeoutMs: number;
+      boundMs?: number;
       call?: CallToolVariables;
       action?: Pending['action'];
     },
   ): Promise<unknown> {
-    const { signal, timeoutMs, call, action } = options;
+    const { signal, timeoutMs, boundMs, call, action } = options;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
@@ -73,21 +85,7 @@ export class Requests {
         if (taken.sentTo !== undefined) this.#send({ type: 'cancel', tab: this.#tab, id });
         taken.reject(cancelled(signal?.reason));
       };
-      const timer = setTimeout(() => {
-        const taken = this.#take(id);
-        // No answer in time: the leader dropped it or is stuck, and its place goes to the next.
-        if (this.#running.delete(id)) this.#flush();
-        // A call given up on is cancelled where it runs: a retry would run it twice.
-        if (taken?.request.type === 'call' && taken.sentTo !== undefined) {
-          this.#send({ type: 'cancel', tab: this.#tab, id });
-        }
-        taken?.reject(
-          new McpQueryError(
-            'NOT_CONNECTED',
-            `no answer from the tab holding the connection within ${timeoutMs} ms`,
-          ),
-        );
-      }, timeoutMs);
+      const patience = this.#patience(id, timeoutMs, boundMs);
       this.#pending.set(id, {
         request: make(id),
         sentTo: undefined,
@@ -97,9 +95,10 @@ export class Requests {
         resolve,
         reject,
         done: () => {
-          clearTimeout(timer);
+          patience.stop();
           signal?.removeEventListener('abort', onAbort);
         },
+        heard: patience.heard,
       });
       this.#queued.add(id);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -113,6 +112,11 @@ export class Requests {
 
   values(): IterableIterator<Pending> {
     return this.#pending.values();
+  }
+
+  /** The leader says it still runs these: each of them waits on (within its bound). */
+  working(ids: number[]): void {
+    for (const id of ids) if (this.#running.has(id)) this.#pending.get(id)?.heard();
   }
 
   /** The leader replied to `id`: its place is free; the request, if it still waits (and was sent). */
@@ -177,6 +181,71 @@ export class Requests {
     return pending;
   }
 
+  /**
+   * How long request `id` waits for its reply. Without `boundMs`, `timeoutMs`. With it, the leader
+   * may take long (its read can join a flight of its own, retried): `timeoutMs` from the latest
+   * sign of the leader working on it (sent to it, or the leader saying it still runs it, asked
+   * halfway through), so a leader that says nothing is given up on as soon; `boundMs` in all.
+   */
+  #patience(id: number, timeoutMs: number, boundMs: number | undefined) {
+    const made = this.#now();
+    const until = made + (boundMs ?? timeoutMs);
+    let since = made;
+    let asked = boundMs === undefined;
+    let timer: ReturnType<typeof setTimeout>;
+    // Re-armed lazily: a sign of work only moves `since`, and the timer looks again when due.
+    const due = () => {
+      const now = this.#now();
+      const end = Math.min(since + timeoutMs, until);
+      if (now >= end) {
+        this.#expire(id, end === until ? (boundMs ?? timeoutMs) : timeoutMs);
+        return;
+      }
+      const ask = since + timeoutMs / 2;
+      if (!asked && now >= ask && this.#running.has(id)) {
+        asked = true;
+        this.#ask(id);
+      }
+      timer = setTimeout(due, (asked || now >= ask ? end : ask) - now);
+    };
+    timer = setTimeout(due, boundMs === undefined ? timeoutMs : timeoutMs / 2);
+    return {
+      stop: () => clearTimeout(timer),
+      heard: () => {
+        if (boundMs === undefined) return;
+        since = this.#now();
+        asked = false;
+      },
+    };
+  }
+
+  /** No answer in time: the leader dropped it or is stuck, and its place goes to the next. */
+  #expire(id: number, waitedMs: number): void {
+    const taken = this.#take(id);
+    if (this.#running.delete(id)) this.#flush();
+    // A call given up on is cancelled where it runs: a retry would run it twice.
+    if (taken?.request.type === 'call' && taken.sentTo !== undefined) {
+      this.#send({ type: 'cancel', tab: this.#tab, id });
+    }
+    taken?.reject(
+      new McpQueryError(
+        'NOT_CONNECTED',
+        `no answer from the tab holding the connection within ${waitedMs} ms`,
+      ),
+    );
+  }
+
+  /** Ask the leader, once a tick, whether it still runs these (it answers `working`). */
+  #ask(id: number): void {
+    this.#asking.add(id);
+    if (this.#asking.size > 1) return;
+    queueMicrotask(() => {
+      const ids = [...this.#asking].filter((one) => this.#running.has(one));
+      this.#asking.clear();
+      if (ids.length > 0) this.#send({ type: 'waiting', tab: this.#tab, ids });
+    });
+  }
+
   /** Send what waits, while places are free. */
   #flush(): void {
     const leader = this.#leader;
@@ -188,6 +257,7 @@ export class Requests {
       if (!pending) continue;
       pending.sentTo = leader;
       this.#running.add(id);
+      pending.heard();
       this.#send(pending.request);
     }
   }

@@ -1,6 +1,7 @@
 import type { Progress } from '@modelcontextprotocol/client';
 import { isCancelledError, type QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
+import { MAX_RETRIES } from '../core/readResult';
 import type { McpAction } from '../core/upstream';
 import { type GroupLink, isGroupKey } from './link';
 import type { WireCall } from './protocol';
@@ -12,6 +13,24 @@ import type { WireCall } from './protocol';
  * leader's own component that started it unmounted): the other tab still wants the content.
  */
 const READ_ATTEMPTS = 3;
+
+/**
+ * The longest a read for another tab may take here, every wait in it bounded: READ_ATTEMPTS
+ * flights; a flight may be one of this tab's own, which TanStack tries 1 + MAX_RETRIES times
+ * (1, 2 and 4 s apart); each try waits for the connection, for coverage, for the connection
+ * again if it was replaced meanwhile, for a turn (64 in flight), then reads: five
+ * `requestTimeoutMs` (60 of them in all, 30 min by default). The follower waits no longer, and
+ * only while this tab says it still runs the read. (A paginated list, or retry options of the
+ * app's own, can take longer: the follower's query then tries again.)
+ */
+export function readBoundMs(requestTimeoutMs: number): number {
+  // TanStack's default delay before a retry: 1 s, doubled each time, at most 30 s.
+  let retryDelays = 0;
+  for (let retry = 0; retry < MAX_RETRIES; retry++) {
+    retryDelays += Math.min(1000 * 2 ** retry, 30_000);
+  }
+  return READ_ATTEMPTS * ((1 + MAX_RETRIES) * 5 * requestTimeoutMs + retryDelays);
+}
 
 /**
  * A read for another tab: one flight per key for every tab; fresh cached content is answered as

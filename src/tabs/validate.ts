@@ -150,6 +150,8 @@ const SHAPES: Record<TabMessage['type'], Check> = {
     (m.variables.action === undefined ||
       (m.variables.action === true && ACTIONS.has(m.variables.name as string))),
   cancel: (m) => isString(m.tab) && isId(m.id),
+  waiting: (m) => isString(m.tab) && isList(m.ids, MAX_ITEMS, isId),
+  working: (m) => isString(m.to) && isList(m.ids, MAX_ITEMS, isId),
   answer: (m) =>
     isString(m.tab) &&
     isId(m.id) &&

@@ -5,19 +5,16 @@
  * Web Locks, talking over Node's BroadcastChannel.
  */
 import type { GetPromptResult } from '@modelcontextprotocol/client';
-import { QueryClient, QueryObserver } from '@tanstack/query-core';
+import { QueryObserver } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool } from '../../src/core';
 import { completionQueryOptions } from '../../src/core/completions';
-import type { McpEvent, McpEventOf } from '../../src/core/events';
-import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import { promptQueryOptions } from '../../src/core/prompts';
 import { serverLog } from '../../src/core/serverLog';
-import { shareAcrossTabs } from '../../src/tabs';
 import type { TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start } from '../support/eras';
-import { BrowserLocks, tabChannels } from '../support/tabs';
+import { BrowserLocks, openTab } from '../support/tabs';
 import { eventually, idle } from '../support/wait';
 
 const cleanups: Array<() => unknown> = [];
@@ -28,32 +25,13 @@ afterEach(async () => {
 function browser(server: TestServer) {
   const locks = new BrowserLocks();
   return () => {
-    const tab = locks.tab();
-    const channels = tabChannels();
-    const queryClient = new QueryClient();
-    const sync = new McpCacheSync({
-      queryClient,
-      url: server.url,
-      lingerMs: 10,
-      reconnect: { initialDelayMs: 20, maxDelayMs: 100 },
-      shareAcrossTabs: shareAcrossTabs({
-        locks: tab.locks,
-        channel: channels.open,
-        livenessMs: 100,
-      }),
-    });
-    const events: McpEvent[] = [];
-    sync.subscribeEvents((event) => events.push(event));
-    const release = sync.mount();
-    cleanups.push(async () => {
-      release();
-      await sync.dispose();
-      channels.closeAll();
-      queryClient.clear();
-    });
-    const tabs = () =>
-      events.findLast((event) => event.type === 'tabs') as McpEventOf<'tabs'> | undefined;
-    return { sync, queryClient, tabs };
+    const tab = openTab(
+      locks,
+      { url: server.url, lingerMs: 10, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } },
+      { livenessMs: 100 },
+    );
+    cleanups.push(tab.close);
+    return tab;
   };
 }
 

@@ -1,4 +1,12 @@
-import type { ChannelLike, LocksLike } from '../../src/tabs';
+import { QueryClient } from '@tanstack/query-core';
+import type { McpEvent, McpEventOf } from '../../src/core/events';
+import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
+import {
+  type ChannelLike,
+  type LocksLike,
+  type ShareAcrossTabsOptions,
+  shareAcrossTabs,
+} from '../../src/tabs';
 
 interface Waiter {
   name: string;
@@ -90,6 +98,43 @@ export function tabChannels(): { open(name: string): ChannelLike; closeAll(): vo
     },
     closeAll() {
       for (const channel of opened.splice(0)) channel.close();
+    },
+  };
+}
+
+/**
+ * A tab of the browser of `locks`, as a page has one: its own McpCacheSync (of `options`) and
+ * QueryClient, sharing through `shareAcrossTabs` over Node's BroadcastChannel, mounted. `tabs()`
+ * is the latest `tabs` event it emitted; `close()` ends it.
+ */
+export function openTab(
+  locks: BrowserLocks,
+  options: Omit<McpCacheSyncOptions, 'queryClient' | 'shareAcrossTabs'>,
+  sharing: ShareAcrossTabsOptions = {},
+) {
+  const channels = tabChannels();
+  const queryClient = new QueryClient();
+  const sync = new McpCacheSync({
+    queryClient,
+    ...options,
+    shareAcrossTabs: shareAcrossTabs({
+      locks: locks.tab().locks,
+      channel: channels.open,
+      ...sharing,
+    }),
+  });
+  const events: McpEvent[] = [];
+  sync.subscribeEvents((event) => events.push(event));
+  const release = sync.mount();
+  return {
+    sync,
+    queryClient,
+    tabs: () => events.findLast((event) => event.type === 'tabs') as McpEventOf<'tabs'> | undefined,
+    async close() {
+      release();
+      await sync.dispose();
+      channels.closeAll();
+      queryClient.clear();
     },
   };
 }

@@ -1,11 +1,14 @@
 /**
  * A follower whose leader does not answer (rule 14): a request that times out frees its place,
- * and a leader that does not serve a tab (its roster full) says so instead of staying silent.
+ * a read the leader says it still runs is waited for, but not for ever, and a leader that does
+ * not serve a tab (its roster full) says so instead of staying silent.
  * Fake tabs as in roles.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_REQUESTS_PER_TAB } from '../../src/tabs/leader';
 import { MAX_TABS } from '../../src/tabs/members';
+import { readBoundMs } from '../../src/tabs/serving';
+import { track } from '../support/deferred';
 import {
   browser,
   contents,
@@ -37,6 +40,31 @@ describe('a leader that does not answer (rule 14)', () => {
     await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS + 2000);
     await settle();
     expect(hub.sent(b.label, 'read')).toHaveLength(2 * MAX_REQUESTS_PER_TAB);
+  });
+
+  it('a read the leader says it still runs waits past twice the request timeout, and fails after the longest the leader may take with it', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const read = track(
+      b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions('doc://1'), retry: false }),
+    );
+    await settle();
+    // The leader's read never ends (its connection never answers), and it says so when asked.
+    expect(a.local.reads).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS + 1000);
+    await settle();
+    expect(read.state).toBe('pending');
+    expect(hub.sent(b.label, 'waiting').length).toBeGreaterThan(0);
+    expect(hub.sent(a.label, 'working').length).toBeGreaterThan(0);
+    const boundMs = readBoundMs(REQUEST_TIMEOUT_MS);
+    await vi.advanceTimersByTimeAsync(boundMs - 2 * REQUEST_TIMEOUT_MS - 2000);
+    await settle();
+    expect(read.state).toBe('pending');
+    // Whatever it says, the follower waits no longer than that.
+    await vi.advanceTimersByTimeAsync(1000);
+    await settle();
+    expect(read.error).toMatchObject({ code: 'NOT_CONNECTED' });
+    expect(String(read.error)).toMatch(`within ${boundMs} ms`);
   });
 
   it('a tab the leader does not serve (its roster full) is told so at once, says hello again, and is served once there is room', async () => {

@@ -17,7 +17,7 @@ export type RedisEventBusErrorCode =
   | 'reader'
   /** Events were trimmed from the stream before this instance could read them: they are lost. */
   | 'gap'
-  /** `close()` found events that were never written to Redis. */
+  /** `close()` found events that were never written to Redis, or written and never confirmed. */
   | 'unsent';
 
 export class RedisEventBusError extends Error {

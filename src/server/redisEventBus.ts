@@ -56,7 +56,10 @@ export interface RedisEventBusStats {
   listenerErrors: number;
   /** Times the reading connection came back after a drop. */
   reconnects: number;
-  /** Reconnects after which entries this instance never read had been trimmed. */
+  /**
+   * Times entries this instance never read were found trimmed: after a reconnect, or after a
+   * full read while connected (it fell `retain` entries behind).
+   */
   gaps: number;
   /** Events in those gaps: published elsewhere, never delivered here. */
   lost: number;

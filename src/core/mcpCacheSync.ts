@@ -8,7 +8,7 @@ import { Holds } from './holds';
 import { InterestRegistry } from './interest';
 import { registerInternals } from './internals';
 import { createMcpKeys, type McpKeys } from './keys';
-import { whileAlive } from './lifetime';
+import { delay, onEnd, whileAlive } from './lifetime';
 import { LocalUpstream } from './local';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { adoptPartition, identityOf, type PartitionIdentity } from './partition';
@@ -20,8 +20,15 @@ import type { Upstream } from './upstream';
 
 export type { McpCacheSyncOptions };
 
-/** Who starts the connection: the first query that needs it, or the owner's `mount()`. */
-export type StartPolicy = 'on-use' | 'on-mount';
+/**
+ * Who starts the connection: the first query that needs it, or the owner's `mount()`; with
+ * `'on-render'` (a provider built while rendering), also a query that needs it while no mount
+ * came: a tree that suspends on that query above its provider never mounts it.
+ */
+export type StartPolicy = 'on-use' | 'on-mount' | 'on-render';
+
+/** How long a query waits for a mount before an `'on-render'` McpCacheSync starts without it. */
+const UNMOUNTED_START_MS = 50;
 
 /**
  * Keeps one MCP server's resources live in a TanStack QueryClient. The React
@@ -65,9 +72,10 @@ export class McpCacheSync {
 
   /**
    * `startPolicy`: `'on-use'` (default) connects when a query or call first
-   * needs it; the React provider passes `'on-mount'`, so nothing connects
+   * needs it; the React provider passes `'on-render'`, so nothing connects
    * while rendering, and a query that runs before the provider's mount
-   * waits for it (or, rendering on the server, fails at once).
+   * waits for it (or, rendering on the server, fails at once) — briefly: one
+   * that suspends the provider's own render starts it (`#startUnmounted`).
    */
   constructor(options: McpCacheSyncOptions, startPolicy: StartPolicy = 'on-use') {
     const { queryClient, authContext } = options;
@@ -104,8 +112,13 @@ export class McpCacheSync {
       isListCovered: (list) => this.#upstream.isListCovered(list),
     });
     this.#bridge = bridge;
+    let asked = false;
     const demand = () => {
       if (this.#startPolicy === 'on-use') this.#start();
+      else if (this.#startPolicy === 'on-render' && !asked && typeof document !== 'undefined') {
+        asked = true;
+        setTimeout(this.#startUnmounted, UNMOUNTED_START_MS);
+      }
     };
     this.#local = new LocalUpstream(options, {
       queryClient,
@@ -262,6 +275,29 @@ export class McpCacheSync {
           this.keys.owns(query.queryKey)),
     );
   }
+
+  /**
+   * A query needs the connection and nothing mounted this McpCacheSync: a provider whose render
+   * suspends on that query (its Suspense boundary above it) commits only once the query has data.
+   * Still unmounted now (a provider that commits has mounted by then) and still serving (not a
+   * twin React threw away), it starts, held until another McpCacheSync serves its scope (the
+   * provider's render that commits builds its own) or no query of its scope is fetching.
+   */
+  #startUnmounted = (): void => {
+    if (this.#started || this.#disposing || this.#serving.aborted) return;
+    const release = this.mount();
+    const serving = this.#serving;
+    onEnd(serving, release);
+    const ms = this.#options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+    const check = () => {
+      const fetching = this.queryClient.isFetching({
+        predicate: (query) => this.keys.owns(query.queryKey),
+      });
+      if (fetching) delay(serving, ms, check);
+      else release();
+    };
+    delay(serving, ms, check);
+  };
 
   /** Take the scope (again), under the current identity: older reads may no longer write. */
   #serve(): void {

@@ -30,7 +30,7 @@ export function McpProvider({ children, queryClient, ...options }: McpProviderPr
   const { authProvider, serverRequests } = options;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the list is the connection's identity on purpose; other options are read through `latest`
   const sync = useMemo(
-    () => new McpCacheSync({ ...latest.current, queryClient: client }, 'on-mount'),
+    () => new McpCacheSync({ ...latest.current, queryClient: client }, 'on-render'),
     [
       client,
       url === undefined ? undefined : String(url),

@@ -122,6 +122,17 @@ export function cancelled(reason: unknown): McpQueryError {
     : new McpQueryError('CANCELLED', 'the call was cancelled', { cause: reason });
 }
 
+/**
+ * A call or task request made as the identity that signed out, not sent yet: it is never run as
+ * the next one (another user, or nobody).
+ */
+export function identityChanged(): McpQueryError {
+  return new McpQueryError(
+    'NOT_CONNECTED',
+    'the signed-in identity changed before this call went out: it was not run, and does not run as the new identity',
+  );
+}
+
 /** The longest server-controlled text an event or error state carries. */
 export const MAX_MESSAGE = 1000;
 

@@ -9,13 +9,20 @@ import type { CacheBridge } from './cacheBridge';
 import type { Clock } from './clock';
 import { createConnection } from './connect';
 import type { Connection } from './connection';
-import { errorMessage, invalidUriError, isValidUri, McpQueryError } from './errors';
+import {
+  errorMessage,
+  identityChanged,
+  invalidUriError,
+  isValidUri,
+  McpQueryError,
+} from './errors';
 import type { Emit, McpEventInput } from './events';
 import type { Desire, InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
 import { whileAlive } from './lifetime';
 import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
+import type { PartitionIdentity } from './partition';
 import { checkContents } from './readResult';
 import { logMeta, type RequestHandler, requestHandler } from './requests';
 import type { Session } from './session';
@@ -38,6 +45,8 @@ export interface LocalUpstreamParts {
   clock: Clock;
   /** Called when something needs the connection: starts it, unless a provider's mount does. */
   demand(): void;
+  /** Who signed in now: a new object whenever that changes. */
+  identity(): PartitionIdentity;
 }
 
 type Target = { uri: string } | { list: NotifiedList };
@@ -95,7 +104,7 @@ export class LocalUpstream implements LocalUpstreamControl {
   }
 
   async callTool(variables: CallToolVariables): Promise<CallToolResult> {
-    const session = await this.#ready(variables.signal);
+    const session = await this.#readyAsAsked(variables.signal);
     try {
       const { client } = session;
       return await callOn(client, variables, this.#toolTimeouts, logMeta(client, this.#logLevel));
@@ -106,7 +115,7 @@ export class LocalUpstream implements LocalUpstreamControl {
   }
 
   async request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
-    const session = await this.#ready(signal);
+    const session = await this.#readyAsAsked(signal);
     try {
       return await session.client.request({ method, params }, anything, {
         timeout: this.#timeoutMs,
@@ -293,6 +302,17 @@ export class LocalUpstream implements LocalUpstreamControl {
       );
     }
     return connection.whenReady(signal, this.#timeoutMs);
+  }
+
+  /**
+   * The ready session for a call or task request made now, which runs as whoever is signed in
+   * now or not at all: when someone else (or nobody) signed in while it waited, it fails.
+   */
+  async #readyAsAsked(signal: AbortSignal | undefined): Promise<Session> {
+    const asked = this.#parts.identity();
+    const session = await this.#ready(signal);
+    if (this.#parts.identity() !== asked) throw identityChanged();
+    return session;
   }
 
   /**

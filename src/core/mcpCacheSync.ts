@@ -128,6 +128,7 @@ export class McpCacheSync {
       emit,
       clock,
       demand,
+      identity: () => this.#identity,
     });
     this.#upstream =
       options.shareAcrossTabs?.upstream(this.#local, {

@@ -1,6 +1,6 @@
 import type { CallToolResult, Client, LoggingLevel } from '@modelcontextprotocol/client';
 import type { QueryCacheNotifyEvent, QueryKey } from '@tanstack/query-core';
-import { McpQueryError } from '../core/errors';
+import { identityChanged, McpQueryError } from '../core/errors';
 import type { McpEventInput } from '../core/events';
 import { delay, whileAlive } from '../core/lifetime';
 import type { NotifiedList } from '../core/lists';
@@ -17,7 +17,6 @@ import { Leader, type LeaderMessage } from './leader';
 import { type GroupLink, groupName, isGroupKey, type Settings } from './link';
 import { tabLock } from './members';
 import type { ChannelLike, TabMessage } from './protocol';
-import { identityChanged } from './requests';
 import { parseTabMessage } from './validate';
 
 /** A tab that knows no leader says hello again after this long, then twice as long, up to the max. */

@@ -263,17 +263,6 @@ export class Requests {
   }
 }
 
-/**
- * A call or task request made as the identity this tab signed out of, not sent yet: it is never
- * run as the next one (another user, or nobody).
- */
-export function identityChanged(): McpQueryError {
-  return new McpQueryError(
-    'NOT_CONNECTED',
-    'the signed-in identity changed before this call went out: it was not run, and does not run as the new identity',
-  );
-}
-
 function lostCall(): McpQueryError {
   return new McpQueryError(
     'CONNECTION_LOST',

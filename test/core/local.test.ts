@@ -15,6 +15,8 @@ import { createMcpKeys } from '../../src/core/keys';
 import { LocalUpstream } from '../../src/core/local';
 import { type Deferred, deferred, track } from '../support/deferred';
 
+/** Nobody signs in here: one identity throughout. */
+const IDENTITY = { connection: 'client:1', auth: undefined };
 const ACK_TIMEOUT_MS = 3000;
 const REQUEST_TIMEOUT_MS = 5000;
 const TOOL_TIMEOUT_MS = 60_000;
@@ -161,6 +163,7 @@ function setup({
       emit,
       clock: { now: () => Date.now(), random: () => 1 },
       demand,
+      identity: () => IDENTITY,
     },
   );
   upstream = local;

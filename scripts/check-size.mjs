@@ -66,10 +66,15 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * not declined for a URI an open stream carries, and only -32602/-32002 count as refusals.
  * 19.81 kB (+24 B) in the twelfth, for correctness: a 2025 SSE GET answered with a page (an
  * app's fallback route) is no stream, said so, and never re-asked (it was reopened after every
- * backoff, forever, the stream flapping between open and reopening).
+ * backoff, forever, the stream flapping between open and reopening). 20.02 kB (+206 B in all), for
+ * correctness: a tool call that waited for the connection while someone else signed in fails
+ * instead of running as them (LocalUpstream); a provider under a <Suspense> that suspends its
+ * first render starts its connection from the query (it waited for a mount that never came, two
+ * minutes of fallback: McpCacheSync 'on-render'); a provider shown again by <Activity> builds a
+ * new McpCacheSync instead of throwing 'disposed' into the tree.
  * The 15,000 B budget is missed by about 4.8 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 19_810;
+export const CEILING_GZIP_BYTES = 20_016;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

@@ -129,7 +129,7 @@ export function cancelled(reason: unknown): McpQueryError {
 export function identityChanged(): McpQueryError {
   return new McpQueryError(
     'NOT_CONNECTED',
-    'the signed-in identity changed before this call went out: it was not run, and does not run as the new identity',
+    'the signed-in identity changed before this call went out: it was not run',
   );
 }
 

@@ -71,10 +71,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * instead of running as them (LocalUpstream); a provider under a <Suspense> that suspends its
  * first render starts its connection from the query (it waited for a mount that never came, two
  * minutes of fallback: McpCacheSync 'on-render'); a provider shown again by <Activity> builds a
- * new McpCacheSync instead of throwing 'disposed' into the tree.
+ * new McpCacheSync instead of throwing 'disposed' into the tree. 20.1 kB (+91 B): two providers of
+ * one server on one scope take turns (routing standBy): the one mounted first serves again once
+ * the later one unmounts (its reads waited 30 s for nobody, then failed NOT_ATTACHED).
  * The 15,000 B budget is missed by about 4.8 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_016;
+export const CEILING_GZIP_BYTES = 20_107;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

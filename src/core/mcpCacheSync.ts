@@ -13,7 +13,7 @@ import { LocalUpstream } from './local';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import { adoptPartition, identityOf, type PartitionIdentity } from './partition';
 import { resourceListQueryOptions, resourceQueryOptions } from './queryOptions';
-import { attach, detach, routedQueryFn } from './routing';
+import { attach, detach, routedQueryFn, standBy } from './routing';
 import type { AuthAware } from './signIn';
 import { type McpState, StateStore } from './state';
 import type { Upstream } from './upstream';
@@ -69,6 +69,8 @@ export class McpCacheSync {
   readonly #facts: Array<() => McpEventInput[]> = [];
   readonly #holds = new Holds(() => void this.dispose());
   #started = false;
+  /** Stops serving the scope again when a provider mounted later lets go of it. */
+  #standDown: (() => void) | undefined;
 
   /**
    * `startPolicy`: `'on-use'` (default) connects when a query or call first
@@ -193,6 +195,7 @@ export class McpCacheSync {
   }
 
   async #dispose(): Promise<void> {
+    this.#standDown?.();
     this.#holds.cancel();
     detach(this.queryClient, this.keys.scope, this.#serving);
     this.#bridge.dispose();
@@ -251,6 +254,14 @@ export class McpCacheSync {
     // The one that starts serves: of two built for one provider (React may
     // render twice and keep either), the mounted one takes the scope back.
     this.#serve();
+    // Another provider of this scope mounted later serves it; once it lets go, this one does again.
+    this.#standDown = standBy(this.queryClient, this.keys.scope, () => {
+      if (!this.#serving.aborted) return false;
+      this.#serve();
+      const reset = new Set(this.#reset.splice(0));
+      this.#refetch((query) => reset.has(query));
+      return true;
+    });
     this.#bridge.start();
     const signal = this.#life.signal;
     const unbind = (this.#options.authProvider as AuthAware | undefined)?.bind?.({

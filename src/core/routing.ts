@@ -19,8 +19,24 @@ export const ATTACH_WAIT_MS = 30_000;
 
 const attached = new WeakMap<QueryClient, Map<string, Serving>>();
 const waiting = new WeakMap<QueryClient, Set<() => void>>();
+/** Per scope, who serves it again once nobody does (`standBy`). */
+const standing = new WeakMap<QueryClient, Map<string, Set<() => boolean>>>();
 
 const scopeKey = (scope: string | undefined) => scope ?? '';
+
+/** What `map` holds for `key`, made now if it held nothing. */
+function entry<K extends object | string, V>(
+  map: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  make: () => V,
+): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
 
 /**
  * `runner` serves `scope` on `client` from now on (the most recent one
@@ -34,11 +50,7 @@ export function attach(
   scope: string | undefined,
   runner: QueryRunner,
 ): AbortSignal {
-  let scoped = attached.get(client);
-  if (!scoped) {
-    scoped = new Map();
-    attached.set(client, scoped);
-  }
+  const scoped = entry(attached, client, () => new Map<string, Serving>());
   const attachment = new AbortController();
   scoped.get(scopeKey(scope))?.attachment.abort();
   scoped.set(scopeKey(scope), { runner, attachment });
@@ -57,6 +69,28 @@ export function detach(client: QueryClient, scope: string | undefined, signal: A
   if (serving?.attachment.signal !== signal) return;
   serving.attachment.abort();
   scoped?.delete(scopeKey(scope));
+  for (const retake of [...(standing.get(client)?.get(scopeKey(scope)) ?? [])].reverse()) {
+    if (retake()) break;
+  }
+}
+
+/**
+ * `retake` serves `scope` on `client` again, if it will (says true), whenever the scope is left
+ * unserved: two providers of one server on one scope take turns, the latest first, so the one
+ * mounted first serves again once the other unmounts. The returned function stands down.
+ */
+export function standBy(
+  client: QueryClient,
+  scope: string | undefined,
+  retake: () => boolean,
+): () => void {
+  const retakes = entry(
+    entry(standing, client, () => new Map()),
+    scopeKey(scope),
+    () => new Set(),
+  );
+  retakes.add(retake);
+  return () => retakes.delete(retake);
 }
 
 /**
@@ -106,12 +140,7 @@ function whenAttached(
   const now = attached.get(client)?.get(scopeKey(scope));
   if (now) return Promise.resolve(now);
   return new Promise((resolve, reject) => {
-    let set = waiting.get(client);
-    if (!set) {
-      set = new Set();
-      waiting.set(client, set);
-    }
-    const waiters = set;
+    const waiters = entry(waiting, client, () => new Set<() => void>());
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);

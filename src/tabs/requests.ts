@@ -148,8 +148,8 @@ export class Requests {
    * This tab leads now (`to`: its own connection), or leaves (`to`: the membership of its next
    * group, or nothing). Reads run again through `to`; without one they fail. A call or task
    * request that never left this tab runs through `to`, unless `unsent` says why it may not (`to`
-   * is another identity's): it fails with that; one already sent may have run, so it is not
-   * repeated but fails.
+   * is another identity's): it fails with that, or (no `to`) as not run; one already sent may
+   * have run, so it is not repeated but fails.
    */
   handOver(
     to: Pick<Upstream, 'query' | 'callTool' | 'request'> | undefined,
@@ -163,7 +163,9 @@ export class Requests {
       if (request.type === 'read') {
         if (to && signal) to.query(request.key, signal).then(resolve, reject);
         else reject(new McpQueryError('SUPERSEDED', why));
-      } else if (pending.sentTo !== undefined || !to) reject(lostCall());
+      } else if (pending.sentTo !== undefined) reject(lostCall());
+      else if (!to)
+        reject(new McpQueryError('NOT_CONNECTED', `${why}; the call was not sent: it was not run`));
       else if (unsent) reject(unsent());
       else if (call) to.callTool(call).then(resolve, reject);
       else if (action) to.request(action.method, action.params, signal).then(resolve, reject);

@@ -52,3 +52,20 @@ describe('another user signs in (rule 12, rule 14)', () => {
     expect(call.error).toMatchObject(IDENTITY_CHANGED);
   });
 });
+
+describe('a tab that goes away', () => {
+  it('a call it had not sent yet fails saying it was not run, not that it may have', async () => {
+    const { open, hub, settle } = browser();
+    open({});
+    await settle();
+    const b = open({});
+    // B has not heard who leads yet: its call waits in it, unsent, when the page closes.
+    const call = b.call({ name: 'transfer' });
+    await Promise.resolve();
+    await b.leave();
+    await settle();
+    expect(hub.sent(b.label, 'call')).toHaveLength(0);
+    expect(call.error).toMatchObject({ name: 'McpQueryError', code: 'NOT_CONNECTED' });
+    expect(String(call.error)).toMatch(/not sent: it was not run/);
+  });
+});

@@ -74,9 +74,14 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * new McpCacheSync instead of throwing 'disposed' into the tree. 20.1 kB (+91 B): two providers of
  * one server on one scope take turns (routing standBy): the one mounted first serves again once
  * the later one unmounts (its reads waited 30 s for nobody, then failed NOT_ATTACHED).
- * The 15,000 B budget is missed by about 4.8 kB: see the README's "Package checks".
+ * 20.0 kB (-103 B) once code written twice was made one: list keys take their kind as segment,
+ * the list that keeps a key fresh is asked in one place (keptFreshBy), a read's and a list's
+ * events are built from one base, calls and task requests share one send path in LocalUpstream,
+ * the lists are fetched through one table, the dispatcher reuses shapes' pass-through schema,
+ * and `mcpKeys` is marked pure (an app that never uses it does not build it at load).
+ * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_107;
+export const CEILING_GZIP_BYTES = 20_001;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

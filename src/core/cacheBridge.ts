@@ -14,7 +14,7 @@ import { ObserverHolds } from './observerHolds';
 import { listQueryOptions } from './queryOptions';
 import { retryUnlessPermanent, ttlOf } from './readResult';
 import { type Gained, RefetchCoordinator } from './refetchCoordinator';
-import { requestHandler } from './requests';
+import { keptFreshBy, requestHandler } from './requests';
 import type { ChangeTarget, CoverageChange } from './session';
 
 export interface CacheBridgeOptions {
@@ -51,9 +51,7 @@ export class CacheBridge implements ChangeTarget {
     this.#coordinator = new RefetchCoordinator(options.queryClient, (key) => {
       const uri = keys.uriOf(key);
       if (uri !== undefined) return options.isCovered(uri);
-      const kind = keys.listOf(key);
-      if (kind !== undefined) return options.isListCovered(notifiedBy[kind]);
-      const list = requestHandler(keys.requestOf(key)?.kind)?.list;
+      const list = keptFreshBy(keys, key);
       return list !== undefined && options.isListCovered(list);
     });
     this.#holds = new ObserverHolds(options.keys, options.interest);

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { McpEventInput } from './events';
 import { listChangedMethod, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import { notificationParser } from './requests';
+import { anything } from './shapes';
 
 export interface NotificationSink {
   updated(uri: string): void;
@@ -28,19 +29,6 @@ const KNOWN_METHODS = new Set([
   'notifications/subscriptions/acknowledged',
 ]);
 
-/**
- * Accepts any params: validation is ours, so a malformed notification is
- * counted and shown in diagnostics instead of disappearing into the SDK's
- * error channel.
- */
-const anyParams = {
-  '~standard': {
-    version: 1 as const,
-    vendor: 'mcp-react-query',
-    validate: (value: unknown) => ({ value }),
-  },
-};
-
 const installed = new WeakMap<Client, { sink: NotificationSink }>();
 
 /**
@@ -58,7 +46,9 @@ export function installDispatcher(client: Client, sink: NotificationSink): void 
   }
   const route = { sink };
   installed.set(client, route);
-  client.setNotificationHandler(UPDATED, { params: anyParams }, (params) => {
+  // Any params are accepted: validation is ours, so a malformed notification is counted and
+  // shown in diagnostics instead of disappearing into the SDK's error channel.
+  client.setNotificationHandler(UPDATED, { params: anything }, (params) => {
     const uri = (params as { uri?: unknown } | undefined)?.uri;
     if (typeof uri !== 'string' || uri.length === 0) {
       route.sink.malformed(UPDATED, uri === undefined ? 'no uri' : `uri is ${describe(uri)}`);
@@ -67,7 +57,7 @@ export function installDispatcher(client: Client, sink: NotificationSink): void 
     route.sink.updated(uri);
   });
   for (const list of NOTIFIED_LISTS) {
-    client.setNotificationHandler(listChangedMethod[list], { params: anyParams }, () => {
+    client.setNotificationHandler(listChangedMethod[list], { params: anything }, () => {
       route.sink.listChanged(list);
     });
   }

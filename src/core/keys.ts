@@ -1,5 +1,5 @@
 import type { QueryKey } from '@tanstack/query-core';
-import type { ListKind } from './lists';
+import { LIST_KINDS, type ListKind } from './lists';
 
 /** The keys that ask the server something other than a resource or a list. */
 export type RequestKind = 'prompt' | 'completion' | 'task' | 'tasks';
@@ -59,13 +59,6 @@ export interface McpKeys {
   owns(key: QueryKey): boolean;
 }
 
-const LIST_SEGMENTS: Record<ListKind, string> = {
-  resources: 'resources',
-  resourceTemplates: 'resourceTemplates',
-  tools: 'tools',
-  prompts: 'prompts',
-};
-
 /**
  * The keys of `scope`. They are pure functions of it, built once per scope
  * and shared: the hooks ask for them on every render.
@@ -98,12 +91,11 @@ function buildKeys(scope: string | undefined): McpKeys {
   const prefix: readonly unknown[] = scope === undefined ? [] : ['mcp', scope];
   const n = prefix.length;
   const hasPrefix = (key: QueryKey) => prefix.every((part, i) => key[i] === part);
-  const list = (kind: ListKind): QueryKey => [...prefix, LIST_SEGMENTS[kind]];
+  // A list's key segment is its kind.
+  const list = (kind: ListKind): QueryKey => [...prefix, kind];
   const listOf = (key: QueryKey): ListKind | undefined => {
-    if (key.length !== n + 1 || !hasPrefix(key)) return undefined;
-    return (Object.keys(LIST_SEGMENTS) as ListKind[]).find(
-      (kind) => LIST_SEGMENTS[kind] === key[n],
-    );
+    const kind = key[n] as ListKind;
+    return key.length === n + 1 && hasPrefix(key) && LIST_KINDS.includes(kind) ? kind : undefined;
   };
   const requestOf = (key: QueryKey): McpRequestKey | undefined => {
     const kind = key[n] as RequestKind;
@@ -141,4 +133,4 @@ function buildKeys(scope: string | undefined): McpKeys {
 }
 
 /** Keys of an unscoped provider: `mcpKeys.resource(uri)` is `['resource', uri]`. */
-export const mcpKeys: McpKeys = createMcpKeys();
+export const mcpKeys: McpKeys = /* @__PURE__ */ createMcpKeys();

@@ -57,6 +57,14 @@ export interface ListPage<T> {
   ttlMs: unknown;
 }
 
+/** The SDK method that lists each kind (its answer holds the items under the kind's name). */
+const LIST_METHOD = {
+  resources: 'listResources',
+  resourceTemplates: 'listResourceTemplates',
+  tools: 'listTools',
+  prompts: 'listPrompts',
+} as const satisfies Record<ListKind, keyof Client>;
+
 /**
  * Every page of one list. Tools use `cacheMode: 'refresh'` rather than
  * `'bypass'`: the SDK derives `callTool`'s output validation from its own
@@ -67,26 +75,11 @@ export async function fetchList(
   kind: ListKind,
   options: { signal: AbortSignal; timeout: number },
 ): Promise<ListPage<unknown>> {
-  switch (kind) {
-    case 'resources': {
-      const result = await client.listResources(undefined, { cacheMode: 'bypass', ...options });
-      return { items: result.resources, ttlMs: result.ttlMs };
-    }
-    case 'resourceTemplates': {
-      const result = await client.listResourceTemplates(undefined, {
-        cacheMode: 'bypass',
-        ...options,
-      });
-      return { items: result.resourceTemplates, ttlMs: result.ttlMs };
-    }
-    case 'tools': {
-      const result = await client.listTools(undefined, { cacheMode: 'refresh', ...options });
-      toolsListed.add(client);
-      return { items: result.tools, ttlMs: result.ttlMs };
-    }
-    case 'prompts': {
-      const result = await client.listPrompts(undefined, { cacheMode: 'bypass', ...options });
-      return { items: result.prompts, ttlMs: result.ttlMs };
-    }
-  }
+  const tools = kind === 'tools';
+  const result: { [items: string]: unknown; ttlMs?: unknown } = await client[LIST_METHOD[kind]](
+    undefined,
+    { cacheMode: tools ? 'refresh' : 'bypass', ...options },
+  );
+  if (tools) toolsListed.add(client);
+  return { items: result[kind] as unknown[], ttlMs: result.ttlMs };
 }

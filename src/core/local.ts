@@ -16,7 +16,7 @@ import {
   isValidUri,
   McpQueryError,
 } from './errors';
-import type { Emit, McpEventInput } from './events';
+import type { Emit } from './events';
 import type { Desire, InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
 import { whileAlive } from './lifetime';
@@ -103,28 +103,19 @@ export class LocalUpstream implements LocalUpstreamControl {
     );
   }
 
-  async callTool(variables: CallToolVariables): Promise<CallToolResult> {
-    const session = await this.#readyAsAsked(variables.signal);
-    try {
-      const { client } = session;
-      return await callOn(client, variables, this.#toolTimeouts, logMeta(client, this.#logLevel));
-    } catch (error) {
-      session.failed(error);
-      throw error;
-    }
+  callTool(variables: CallToolVariables): Promise<CallToolResult> {
+    return this.#send(variables.signal, (client) =>
+      callOn(client, variables, this.#toolTimeouts, logMeta(client, this.#logLevel)),
+    );
   }
 
-  async request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
-    const session = await this.#readyAsAsked(signal);
-    try {
-      return await session.client.request({ method, params }, anything, {
+  request(method: McpAction, params: Record<string, unknown>, signal?: AbortSignal) {
+    return this.#send(signal, (client) =>
+      client.request({ method, params }, anything, {
         timeout: this.#timeoutMs,
         ...(signal && { signal }),
-      });
-    } catch (error) {
-      session.failed(error);
-      throw error;
-    }
+      }),
+    );
   }
 
   interest(desire: Desire): void {
@@ -169,7 +160,7 @@ export class LocalUpstream implements LocalUpstreamControl {
     const release = this.#holdForFirstLoad(uri, key);
     try {
       return await this.#request({ uri }, signal, {
-        start: { type: 'read', phase: 'start', uri },
+        event: { type: 'read', uri },
         // TanStack Query is the only cache: the SDK's own TTL cache could
         // answer a post-notification read with the content it replaces.
         run: (client) =>
@@ -178,13 +169,7 @@ export class LocalUpstream implements LocalUpstreamControl {
             { cacheMode: 'bypass', signal, timeout: this.#timeoutMs },
           ),
         check: (result) => checkContents(uri, result),
-        success: (result) => ({
-          type: 'read',
-          phase: 'success',
-          uri,
-          digest: this.#digest?.(result.contents),
-        }),
-        error: (error) => ({ type: 'read', phase: 'error', uri, error }),
+        success: (result) => ({ digest: this.#digest?.(result.contents) }),
       });
     } finally {
       if (release) {
@@ -224,16 +209,9 @@ export class LocalUpstream implements LocalUpstreamControl {
 
   async #list(kind: ListKind, signal: AbortSignal): Promise<unknown[]> {
     const page = await this.#request({ list: notifiedBy[kind] }, signal, {
-      start: { type: 'list', list: kind, phase: 'start' },
+      event: { type: 'list', list: kind },
       run: (client) => fetchList(client, kind, { signal, timeout: this.#timeoutMs }),
-      check: () => {},
-      success: (fetched) => ({
-        type: 'list',
-        list: kind,
-        phase: 'success',
-        count: fetched.items.length,
-      }),
-      error: (error) => ({ type: 'list', list: kind, phase: 'error', error }),
+      success: (fetched) => ({ count: fetched.items.length }),
     });
     this.#parts.bridge.listFetched(kind, page.ttlMs);
     return page.items;
@@ -241,7 +219,8 @@ export class LocalUpstream implements LocalUpstreamControl {
 
   /**
    * One request for a query, on the session that covers (or will not
-   * cover) `target`, reported as events. Its signal is the query's and the
+   * cover) `target`, reported as `event`s of each phase (a success with what
+   * `success` says of the result). Its signal is the query's and the
    * serving McpCacheSync's: what comes back after it was aborted (replaced,
    * disposed, another identity) is not ours to write, and a cancelled
    * request reports nothing.
@@ -250,11 +229,10 @@ export class LocalUpstream implements LocalUpstreamControl {
     target: Target,
     signal: AbortSignal,
     request: {
-      start: McpEventInput;
+      event: { type: 'read'; uri: string } | { type: 'list'; list: ListKind };
       run(client: Client): Promise<T>;
-      check(result: T): void;
-      success(result: T): McpEventInput;
-      error(message: string): McpEventInput;
+      check?(result: T): void;
+      success(result: T): { digest?: string; count?: number };
     },
   ): Promise<T> {
     const { emit } = this.#parts;
@@ -264,16 +242,17 @@ export class LocalUpstream implements LocalUpstreamControl {
     try {
       // A connection that replaced this one while the request waited takes it (as in #covered).
       session = this.#connection.session ?? session;
+      const { event } = request;
       const failed = whileAlive(signal, (error: unknown) => {
-        emit(request.error(errorMessage(error)));
+        emit({ ...event, phase: 'error', error: errorMessage(error) });
         session.failed(error);
       });
-      emit(request.start);
+      emit({ ...event, phase: 'start' });
       try {
         const result = await request.run(session.client);
-        request.check(result);
+        request.check?.(result);
         signal.throwIfAborted();
-        emit(request.success(result));
+        emit({ ...event, phase: 'success', ...request.success(result) });
         return result;
       } catch (error) {
         failed(error);
@@ -305,14 +284,20 @@ export class LocalUpstream implements LocalUpstreamControl {
   }
 
   /**
-   * The ready session for a call or task request made now, which runs as whoever is signed in
-   * now or not at all: when someone else (or nobody) signed in while it waited, it fails.
+   * A call or task request made now, which runs as whoever is signed in now or not at all: when
+   * someone else (or nobody) signed in while it waited for the session, it fails. The session
+   * learns of its failure.
    */
-  async #readyAsAsked(signal: AbortSignal | undefined): Promise<Session> {
+  async #send<T>(signal: AbortSignal | undefined, run: (client: Client) => Promise<T>): Promise<T> {
     const asked = this.#parts.identity();
     const session = await this.#ready(signal);
     if (this.#parts.identity() !== asked) throw identityChanged();
-    return session;
+    try {
+      return await run(session.client);
+    } catch (error) {
+      session.failed(error);
+      throw error;
+    }
   }
 
   /**

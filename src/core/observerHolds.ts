@@ -1,8 +1,7 @@
 import type { Query, QueryCache, QueryCacheNotifyEvent, QueryObserver } from '@tanstack/query-core';
 import type { InterestRegistry } from './interest';
 import type { McpKeys } from './keys';
-import { notifiedBy } from './lists';
-import { requestHandler } from './requests';
+import { keptFreshBy } from './requests';
 
 /**
  * Set `meta: { [SUBSCRIBE_META]: false }` on a query's options to read a
@@ -76,12 +75,8 @@ export class ObserverHolds {
     if (enabled === false || options.meta?.[SUBSCRIBE_META] === false) return undefined;
     const uri = this.#keys.uriOf(query.queryKey);
     if (uri !== undefined) return uri.length > 0 ? () => this.#interest.holdUri(uri) : undefined;
-    const kind = this.#keys.listOf(query.queryKey);
     // A prompt shown is kept fresh by the prompts list's `list_changed`.
-    const list =
-      kind !== undefined
-        ? notifiedBy[kind]
-        : requestHandler(this.#keys.requestOf(query.queryKey)?.kind)?.list;
+    const list = keptFreshBy(this.#keys, query.queryKey);
     return list && (() => this.#interest.holdList(list));
   }
 }

@@ -1,8 +1,9 @@
 import type { Client, LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/client';
+import type { QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from './errors';
 import type { McpEventInput } from './events';
-import type { RequestKind } from './keys';
-import type { NotifiedList } from './lists';
+import type { McpKeys, RequestKind } from './keys';
+import { type NotifiedList, notifiedBy } from './lists';
 
 /**
  * How the queries of prompts, completions and tasks run, and the notifications the dispatcher
@@ -43,6 +44,15 @@ export function defineRequest(kind: RequestKind, handler: RequestHandler): void 
 
 export function requestHandler(kind: RequestKind | undefined): RequestHandler | undefined {
   return kind && handlers.get(kind);
+}
+
+/**
+ * The list whose `list_changed` keeps a list or request key of `keys` fresh (a prompt: the
+ * prompts list), if any.
+ */
+export function keptFreshBy(keys: McpKeys, key: QueryKey): NotifiedList | undefined {
+  const kind = keys.listOf(key);
+  return kind ? notifiedBy[kind] : requestHandler(keys.requestOf(key)?.kind)?.list;
 }
 
 export function defineNotification(method: string, parser: NotificationParser): void {

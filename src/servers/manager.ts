@@ -26,12 +26,11 @@ import { removeScope, resetScope, ServerRuntime } from './runtime';
 export type { AddServerResult, McpServer, McpServerPatch };
 
 /**
- * The servers a user added, each its own McpCacheSync (on a scope of its
- * own, `scopeOf(id)`, which no app provider shares) made and ended here,
- * never by a render: adding, editing or removing
- * one never touches another's connection. The list is configuration only
- * (no token), kept in a storage, restored on reload and followed across
- * tabs (`ConfigStore`). docs/design.md, "Many servers".
+ * The servers a user added, each its own McpCacheSync (on a scope of its own, `scopeOf(id)`, which
+ * no app provider shares) made and ended here, never by a render: adding, editing or removing one
+ * never touches another's connection. The list is configuration only (no token), kept in a
+ * storage, restored on reload and followed across tabs (`ConfigStore`). docs/design.md, "Many
+ * servers".
  */
 export class McpServerManager {
   readonly queryClient: QueryClient;
@@ -46,7 +45,7 @@ export class McpServerManager {
   readonly #elicitations = new ElicitationsOfServers();
   #servers: readonly McpServer[] = [];
   #syncs: ReadonlyMap<string, McpCacheSync> = new Map();
-  readonly #holds = new Holds(() => void this.dispose());
+  readonly #holds = new Holds(() => void this.#stop());
   #started = false;
   #disposing: Promise<void> | undefined;
 
@@ -74,9 +73,7 @@ export class McpServerManager {
 
   subscribe = (listener: () => void): (() => void) => {
     this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
+    return () => void this.#listeners.delete(listener);
   };
 
   /**
@@ -101,9 +98,8 @@ export class McpServerManager {
   };
 
   /**
-   * Change a server. Only a new name keeps its connection; anything else
-   * (URL, headers, sign-in) replaces it, and what its scope held, with a new
-   * one, and leaves every other server alone.
+   * Change a server. Only a new name keeps its connection; anything else (URL, headers,
+   * sign-in) replaces it, and what its scope held, with a new one, and leaves the others alone.
    */
   update = (id: string, patch: McpServerPatch): AddServerResult => {
     this.#alive();
@@ -127,11 +123,10 @@ export class McpServerManager {
   };
 
   /**
-   * Remove a server and end it completely: its calls cancelled, its
-   * connection closed (2025: the session DELETEd) and with it its open
-   * questions, its credentials forgotten and every cache entry of its scope
-   * removed.
-   * Resolves (true) once the server has seen the end; false for an unknown id.
+   * Remove a server and end it completely: its calls cancelled, its connection closed (2025: the
+   * session DELETEd) and with it its open questions, its credentials forgotten and every cache
+   * entry of its scope removed. Resolves (true) once the server has seen the end; false for an
+   * unknown id.
    */
   remove = async (id: string): Promise<boolean> => {
     this.#alive();
@@ -147,10 +142,7 @@ export class McpServerManager {
 
   // ── across servers ───────────────────────────────────────────────────────
 
-  /**
-   * Every server's cached tools or prompts under qualified names
-   * (`qualify.ts`), servers in the order they were added.
-   */
+  /** Every server's cached tools or prompts under qualified names (`qualify.ts`), in order. */
   qualified<T extends { name: string }>(kind: 'tools' | 'prompts'): Qualified<T>[] {
     const { queryClient, separator } = this;
     return qualifiedOf<T>(queryClient, this.#store.servers, this.scopeOf, kind, separator);
@@ -162,10 +154,7 @@ export class McpServerManager {
     return 'problem' in target ? undefined : target;
   }
 
-  /**
-   * Call a tool by its qualified name on the server it belongs to. Removing
-   * that server meanwhile cancels the call.
-   */
+  /** Call a tool by its qualified name on its server; removing that server cancels the call. */
   callTool = (variables: CallToolVariables): Promise<CallToolResult> => {
     const target = this.#toolOf(variables.name);
     const runtime = 'problem' in target ? undefined : this.#runtimes.get(target.serverId);
@@ -192,9 +181,9 @@ export class McpServerManager {
   // ── lifecycle ────────────────────────────────────────────────────────────
 
   /**
-   * Connect every server and follow the other tabs; the returned function
-   * lets go. The last holder letting go ends every connection on the next
-   * macrotask (React StrictMode's remount keeps them).
+   * Connect every server and follow the other tabs; the returned function lets go. The last
+   * holder letting go ends every connection on the next macrotask (React StrictMode's remount
+   * keeps them); mounted again (an `<Activity>` shown again), every server connects anew.
    */
   mount(): () => void {
     this.#alive();
@@ -203,10 +192,7 @@ export class McpServerManager {
       this.#started = true;
       this.#store.start();
       this.#store.reload();
-      for (const runtime of this.#runtimes.values()) {
-        this.#watch(runtime);
-        runtime.start();
-      }
+      for (const runtime of [...this.#runtimes.values()]) this.#run(runtime);
       this.#publish();
     }
     return release;
@@ -214,16 +200,18 @@ export class McpServerManager {
 
   /** End every connection (the list stays stored). Resolves once each server has seen it. */
   dispose(): Promise<void> {
-    this.#disposing ??= this.#dispose();
+    this.#holds.cancel();
+    this.#disposing ??= this.#stop();
     return this.#disposing;
   }
 
-  async #dispose(): Promise<void> {
-    this.#holds.cancel();
+  /** Nobody holds it (or disposed): every connection ends; servers added later wait for a mount. */
+  #stop(): Promise<void> {
+    this.#started = false;
     this.#store.stop();
     const runtimes = [...this.#runtimes.values()];
     for (const runtime of runtimes) this.#unwatch.get(runtime)?.();
-    await Promise.all(runtimes.map((runtime) => runtime.end()));
+    return Promise.all(runtimes.map((runtime) => runtime.end())).then(() => {});
   }
 
   // ── internals ────────────────────────────────────────────────────────────
@@ -233,10 +221,9 @@ export class McpServerManager {
   }
 
   /**
-   * Make the servers what the stored list says (changed here or in another
-   * tab): new ones made (and started, once mounted), changed ones replaced,
-   * missing ones ended. Resolves once the ended ones have closed on their
-   * servers, and those gone or moved have their tokens forgotten.
+   * Make the servers what the stored list says (changed here or in another tab): new ones made
+   * (and started, once mounted), changed ones replaced, missing ones ended. Resolves once the
+   * ended ones have closed on their servers, and those gone or moved have their tokens forgotten.
    */
   #reconcile(): Promise<void> {
     const wanted = new Map(this.#store.servers.map((server) => [server.id, server]));
@@ -250,9 +237,8 @@ export class McpServerManager {
       this.#runtimes.delete(id);
       this.#unwatch.get(runtime)?.();
       ending.push(runtime.end());
-      // Tokens are bound to their URL and add: a server gone, moved or added again (here or in
-      // another tab) has none left in this tab's storage either (nobody is there to hear that
-      // forgetting failed).
+      // Tokens are bound to their URL and add: a server gone, moved or added again (here or in another
+      // tab) has none left in this tab's storage either (nobody is there to hear forgetting failed).
       if (!config || !sameSignIn(config, runtime.config)) {
         ending.push(Promise.resolve(this.#options.signIn?.forget(runtime.config)).catch(() => {}));
       }
@@ -262,20 +248,33 @@ export class McpServerManager {
     }
     for (const config of wanted.values()) {
       if (this.#runtimes.has(config.id)) continue;
-      const scope = this.scopeOf(config.id);
-      const runtime = new ServerRuntime(config, scope, this.queryClient, this.#options);
-      this.#runtimes.set(config.id, runtime);
-      if (this.#started && !this.#disposing) {
-        this.#watch(runtime);
-        runtime.start();
-      }
+      const runtime = this.#make(config);
+      if (this.#started && !this.#disposing) this.#run(runtime);
     }
     this.#publish();
     return Promise.all(ending).then(() => {});
   }
 
+  /**
+   * Start a server and follow its state. One that ended (the manager was let go) is made again
+   * on its scope, whose data stays.
+   */
+  #run(runtime: ServerRuntime): void {
+    const live = runtime.start() ? runtime : this.#make(runtime.config);
+    live.start();
+    this.#watch(live);
+  }
+
+  #make(config: McpServerConfig): ServerRuntime {
+    const scope = this.scopeOf(config.id);
+    const runtime = new ServerRuntime(config, scope, this.queryClient, this.#options);
+    this.#runtimes.set(config.id, runtime);
+    return runtime;
+  }
+
   /** Follow a server's state from its start (a manager React made and dropped never starts). */
   #watch(runtime: ServerRuntime): void {
+    if (this.#unwatch.has(runtime)) return;
     const changed = () => {
       if (this.#runtimes.get(runtime.config.id) !== runtime) return;
       this.#learnSignIn(runtime);
@@ -283,14 +282,14 @@ export class McpServerManager {
     };
     const stops = [runtime.sync.subscribeState(changed), runtime.provider?.subscribe(changed)];
     this.#unwatch.set(runtime, () => {
+      this.#unwatch.delete(runtime);
       for (const stop of stops) stop?.();
     });
   }
 
   /**
-   * A server that answered 401 signs in from now on (when the manager can):
-   * stored as `auth: 'oauth'`, so it gets its provider, here and after a
-   * reload, in every tab.
+   * A server that answered 401 signs in from now on (when the manager can): stored as
+   * `auth: 'oauth'`, so it gets its provider, here and after a reload, in every tab.
    */
   #learnSignIn(runtime: ServerRuntime): void {
     if (!runtime.needsSignIn(this.#options.signIn)) return;

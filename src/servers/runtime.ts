@@ -65,12 +65,23 @@ export class ServerRuntime {
     return wantsOAuth({ ...config, auth: 'oauth' }, signIn);
   }
 
-  /** Connect (or join the tab that holds the connection). */
-  start(): void {
-    if (this.#started) return;
+  /**
+   * Connect (or join the tab that holds the connection), held until `end()`. False once its
+   * McpCacheSync has ended (`end()`): a runtime never connects twice, the manager makes a new
+   * one.
+   */
+  start(): boolean {
+    if (this.#calls.signal.aborted) return false;
+    if (this.#started) return true;
+    try {
+      this.sync.mount();
+    } catch (error) {
+      if ((error as McpQueryError).code !== 'DISPOSED') throw error;
+      void this.end();
+      return false;
+    }
     this.#started = true;
-    // Held until `end()` disposes it: a runtime is never unmounted and mounted again.
-    this.sync.mount();
+    return true;
   }
 
   /**

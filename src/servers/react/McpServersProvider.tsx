@@ -26,7 +26,8 @@ export interface McpServersProviderProps extends Omit<McpServerManagerOptions, '
  * (changing them later does nothing), and no re-render ever reconnects a
  * server. Inside an `<McpProvider>`, that provider stays the nearest one,
  * and the app's providers above keep their scopes: a server the user
- * gave the same id never answers for them.
+ * gave the same id never answers for them. Hidden in an `<Activity>`, every
+ * connection ends with its effects; shown again, each server connects anew.
  */
 export function McpServersProvider({ children, queryClient, ...options }: McpServersProviderProps) {
   const client = useQueryClient(queryClient);

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { QueryClient } from '@tanstack/query-core';
 import { McpQueryError } from '../core/errors';
 import { Holds } from '../core/holds';
-import type { McpCacheSync } from '../core/mcpCacheSync';
+import type { McpCacheSync, StartPolicy } from '../core/mcpCacheSync';
 import { isServed } from '../core/routing';
 import type { CallToolVariables } from '../core/tools';
 import {
@@ -47,6 +47,8 @@ export class McpServerManager {
   #syncs: ReadonlyMap<string, McpCacheSync> = new Map();
   readonly #holds = new Holds(() => void this.#stop());
   #started = false;
+  /** Before the first mount, a read may start a server (Suspense above the provider); then not. */
+  #policy: StartPolicy = 'on-render';
   #disposing: Promise<void> | undefined;
 
   /** Reads the stored list and prepares each server; nothing connects before `mount()`. */
@@ -190,6 +192,7 @@ export class McpServerManager {
     const release = this.#holds.take();
     if (!this.#started) {
       this.#started = true;
+      this.#policy = 'on-mount';
       this.#store.start();
       this.#store.reload();
       for (const runtime of [...this.#runtimes.values()]) this.#run(runtime);
@@ -256,8 +259,8 @@ export class McpServerManager {
   }
 
   /**
-   * Start a server and follow its state. One that ended (the manager was let go) is made again
-   * on its scope, whose data stays.
+   * Start a server and follow its state. One that ended (the manager was let go, or a read
+   * started it before any mount and let go) is made again on its scope, whose data stays.
    */
   #run(runtime: ServerRuntime): void {
     const live = runtime.start() ? runtime : this.#make(runtime.config);
@@ -267,7 +270,7 @@ export class McpServerManager {
 
   #make(config: McpServerConfig): ServerRuntime {
     const scope = this.scopeOf(config.id);
-    const runtime = new ServerRuntime(config, scope, this.queryClient, this.#options);
+    const runtime = new ServerRuntime(config, scope, this.queryClient, this.#options, this.#policy);
     this.#runtimes.set(config.id, runtime);
     return runtime;
   }

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Query, QueryClient } from '@tanstack/query-core';
 import type { OAuthProvider } from '../auth/oauthProvider';
 import { McpQueryError } from '../core/errors';
-import { McpCacheSync, type McpCacheSyncOptions } from '../core/mcpCacheSync';
+import { McpCacheSync, type McpCacheSyncOptions, type StartPolicy } from '../core/mcpCacheSync';
 import { createServerRequests, type ServerRequests } from '../core/serverRequests';
 import { type CallToolVariables, callTool } from '../core/tools';
 import type { McpServerConfig } from './config';
@@ -31,6 +31,8 @@ export class ServerRuntime {
     readonly scope: string,
     queryClient: QueryClient,
     options: ServerConnectionOptions & { signIn?: Pick<ServerSignIn, 'providerFor'> },
+    /** 'on-render': a read that suspends a manager's render before its mount starts it. */
+    policy: StartPolicy = 'on-mount',
   ) {
     const { signIn } = options;
     this.config = config;
@@ -45,7 +47,7 @@ export class ServerRuntime {
       ...(this.provider && { authProvider: this.provider }),
       ...(this.requests && { serverRequests: this.requests }),
     };
-    this.sync = new McpCacheSync(syncOptions, 'on-mount');
+    this.sync = new McpCacheSync(syncOptions, policy);
   }
 
   /** A tool call on this server; ending the server cancels it (the server is told). */
@@ -67,8 +69,8 @@ export class ServerRuntime {
 
   /**
    * Connect (or join the tab that holds the connection), held until `end()`. False once its
-   * McpCacheSync has ended (`end()`): a runtime never connects twice, the manager makes a new
-   * one.
+   * McpCacheSync has ended (`end()`, or a read started it before any mount and let go): a
+   * runtime never connects twice, the manager makes a new one.
    */
   start(): boolean {
     if (this.#calls.signal.aborted) return false;

@@ -28,6 +28,8 @@ export interface McpServersProviderProps extends Omit<McpServerManagerOptions, '
  * and the app's providers above keep their scopes: a server the user
  * gave the same id never answers for them. Hidden in an `<Activity>`, every
  * connection ends with its effects; shown again, each server connects anew.
+ * Under a `<Suspense>` boundary above it, a suspense hook's read of a stored
+ * server connects it before the provider mounts.
  */
 export function McpServersProvider({ children, queryClient, ...options }: McpServersProviderProps) {
   const client = useQueryClient(queryClient);

@@ -79,9 +79,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * events are built from one base, calls and task requests share one send path in LocalUpstream,
  * the lists are fetched through one table, the dispatcher reuses shapes' pass-through schema,
  * and `mcpKeys` is marked pure (an app that never uses it does not build it at load).
+ * 19,998 B once a URI held again while it lingered flushes the desire (a connection started
+ * meanwhile had taken it as an extra and never covered it): written as one rule for new and
+ * re-held entries, it costs nothing.
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_001;
+export const CEILING_GZIP_BYTES = 19_998;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

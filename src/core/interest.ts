@@ -44,15 +44,18 @@ class RefCounts<K> {
   }
 
   hold(key: K): () => void {
-    const entry = this.entries.get(key);
+    let entry = this.entries.get(key);
     if (entry) {
       entry.refs += 1;
       this.#leaveLinger(key, entry);
     } else {
-      this.entries.set(key, { refs: 1, linger: undefined });
-      this.#setChanged();
+      entry = { refs: 1, linger: undefined };
+      this.entries.set(key, entry);
     }
-    this.#changed(key, this.entries.get(key)?.refs ?? 1, true);
+    // Held by someone again: new, or held again while it lingered (a connection that started
+    // meanwhile took it as an extra).
+    if (entry.refs === 1) this.#setChanged();
+    this.#changed(key, entry.refs, true);
     let released = false;
     return () => {
       if (released) return;

@@ -130,20 +130,23 @@ describe('InterestRegistry', () => {
     ]);
   });
 
-  it('a re-hold just before the linger ends keeps the URI wanted', async () => {
+  it('a re-hold just before the linger ends keeps the URI wanted, and flushes it as held again', async () => {
     const t = setup();
     const first = t.registry.holdUri('a://1');
     await tick();
     first();
     await vi.advanceTimersByTimeAsync(LINGER_MS - 1);
+    expect(t.onFlush).toHaveBeenCalledTimes(1);
     const second = t.registry.holdUri('a://1');
     await vi.advanceTimersByTimeAsync(10 * LINGER_MS);
     expect(t.registry.wants('a://1')).toBe(true);
-    expect(t.onFlush).toHaveBeenCalledTimes(1);
+    // A connection that started while it lingered took it as an extra: it learns it is held.
+    expect(t.onFlush).toHaveBeenCalledTimes(2);
+    expect(plain(t.lastFlush())?.held).toEqual(['a://1']);
     second();
     await vi.advanceTimersByTimeAsync(LINGER_MS);
     expect(t.registry.wants('a://1')).toBe(false);
-    expect(t.onFlush).toHaveBeenCalledTimes(2);
+    expect(t.onFlush).toHaveBeenCalledTimes(3);
   });
 
   it('a re-hold cancels the linger timer: a second release lingers the full lingerMs again', async () => {

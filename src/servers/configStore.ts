@@ -140,7 +140,23 @@ export class ConfigStore {
     } catch {
       // Full or refused: the tabs still hear of it, and this one goes on in memory.
     }
-    this.#channel?.postMessage({ type: CHANGED, ...this.#state });
+    this.#announce({ type: CHANGED, ...this.#state });
+  }
+
+  /**
+   * Tell the other tabs. A stopped store (its manager let go: hidden in an `<Activity>`, whose
+   * kept handlers may still change the list) hears nothing, but what it changes is news to the
+   * tabs that are mounted: a server removed here must end there too. It opens a channel for the
+   * occasion (a message posted is delivered even if its channel closes at once).
+   */
+  #announce(message: unknown): void {
+    const channel = this.#channel ?? this.#open?.(`${CHANGED}|${this.#key}`);
+    try {
+      channel?.postMessage(message);
+    } catch {
+      // Nothing can be told (a closed or refused channel): the storage still has it.
+    }
+    if (channel !== this.#channel) channel?.close();
   }
 
   #adopt(next: Stored | undefined): void {

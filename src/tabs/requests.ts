@@ -45,6 +45,8 @@ export class Requests {
   readonly #running = new Set<number>();
   /** To ask the leader about, this tick. */
   readonly #asking = new Set<number>();
+  /** When the leader last said it still runs some of this tab's requests. */
+  #workingAt = Number.NEGATIVE_INFINITY;
   readonly #now: () => number;
 
   constructor(tab: string, send: (message: TabMessage) => void, now: () => number) {
@@ -114,9 +116,16 @@ export class Requests {
     return this.#pending.values();
   }
 
-  /** The leader says it still runs these: each of them waits on (within its bound). */
+  /**
+   * The leader says it still runs these: each of them waits on (within its bound), and so do the
+   * reads queued behind them for a place (`#patience`).
+   */
   working(ids: number[]): void {
-    for (const id of ids) if (this.#running.has(id)) this.#pending.get(id)?.heard();
+    for (const id of ids) {
+      if (!this.#running.has(id)) continue;
+      this.#pending.get(id)?.heard();
+      this.#workingAt = this.#now();
+    }
   }
 
   /** The leader replied to `id`: its place is free; the request, if it still waits (and was sent). */
@@ -198,6 +207,9 @@ export class Requests {
     // Re-armed lazily: a sign of work only moves `since`, and the timer looks again when due.
     const due = () => {
       const now = this.#now();
+      // Not sent yet, for want of a place: while the leader works on the requests that hold the
+      // places, this one waits with them (a leader that says nothing frees them as it times out).
+      if (boundMs !== undefined && this.#queued.has(id)) since = Math.max(since, this.#workingAt);
       const end = Math.min(since + timeoutMs, until);
       if (now >= end) {
         this.#expire(id, end === until ? (boundMs ?? timeoutMs) : timeoutMs);

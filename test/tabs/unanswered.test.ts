@@ -67,6 +67,30 @@ describe('a leader that does not answer (rule 14)', () => {
     expect(String(read.error)).toMatch(`within ${boundMs} ms`);
   });
 
+  it('a read waiting for a place behind reads the leader says it still runs waits on with them', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const read = (uri: string) =>
+      track(b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions(uri), retry: false }));
+    const reads = Array.from({ length: MAX_REQUESTS_PER_TAB + 1 }, (_, i) => read(`doc://${i}`));
+    await settle();
+    // The leader runs as many as one tab may have running; the last waits here for a place.
+    expect(a.local.reads).toHaveLength(MAX_REQUESTS_PER_TAB);
+    expect(hub.sent(b.label, 'read')).toHaveLength(MAX_REQUESTS_PER_TAB);
+    await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS + 1000);
+    await settle();
+    expect(hub.sent(a.label, 'working').length).toBeGreaterThan(0);
+    expect(reads.map((one) => one.state)).toEqual(reads.map(() => 'pending'));
+    // A place frees: the last is sent, and answered.
+    a.local.answerKey(resourceKey('doc://0'), contents('doc://0', 'v0'));
+    await settle();
+    const last = `doc://${MAX_REQUESTS_PER_TAB}`;
+    a.local.answerKey(resourceKey(last), contents(last, 'last'));
+    await settle();
+    expect(reads[0]?.value).toEqual(contents('doc://0', 'v0'));
+    expect(reads[MAX_REQUESTS_PER_TAB]?.value).toEqual(contents(last, 'last'));
+  });
+
   it('a tab the leader does not serve (its roster full) is told so at once, says hello again, and is served once there is room', async () => {
     const { tabs, hub, locks, open, settle } = await group(1);
     const [a] = tabs as [Tab];

@@ -223,8 +223,14 @@ export class Requests {
       timer = setTimeout(due, (asked || now >= ask ? end : ask) - now);
     };
     timer = setTimeout(due, boundMs === undefined ? timeoutMs : timeoutMs / 2);
+    // The bound is of time waited, whatever the clock says meanwhile (it can be set back).
+    const bound =
+      boundMs === undefined ? undefined : setTimeout(() => this.#expire(id, boundMs), boundMs);
     return {
-      stop: () => clearTimeout(timer),
+      stop: () => {
+        clearTimeout(timer);
+        clearTimeout(bound);
+      },
       heard: () => {
         if (boundMs === undefined) return;
         since = this.#now();

@@ -67,6 +67,25 @@ describe('a leader that does not answer (rule 14)', () => {
     expect(String(read.error)).toMatch(`within ${boundMs} ms`);
   });
 
+  it('a read the leader keeps saying it runs fails after its bound even if the clock is set back', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const read = track(
+      b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions('doc://1'), retry: false }),
+    );
+    await settle();
+    expect(a.local.reads).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS);
+    await settle();
+    // The system clock goes back an hour (a correction): the bound is of time waited.
+    vi.setSystemTime(Date.now() - 3_600_000);
+    const boundMs = readBoundMs(REQUEST_TIMEOUT_MS);
+    await vi.advanceTimersByTimeAsync(boundMs - REQUEST_TIMEOUT_MS + 1000);
+    await settle();
+    expect(read.error).toMatchObject({ code: 'NOT_CONNECTED' });
+    expect(String(read.error)).toMatch(`within ${boundMs} ms`);
+  });
+
   it('a read waiting for a place behind reads the leader says it still runs waits on with them', async () => {
     const { tabs, hub, settle } = await group(2);
     const [a, b] = tabs as [Tab, Tab];

@@ -82,9 +82,11 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * 19,998 B once a URI held again while it lingered flushes the desire (a connection started
  * meanwhile had taken it as an extra and never covered it): written as one rule for new and
  * re-held entries, it costs nothing.
+ * 20,006 B (+8 B), for correctness: the SSE GET's and the responses' media type is read
+ * case-insensitively, so a stream sent as `Text/Event-Stream` is not taken for a page (no stream).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 19_998;
+export const CEILING_GZIP_BYTES = 20_006;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

@@ -245,7 +245,8 @@ function observedFetch(
       throw error;
     }
 
-    const streamed = response.headers.get('content-type')?.includes('text/event-stream');
+    // A media type is case-insensitive (`Text/Event-Stream; charset=UTF-8` is one too).
+    const streamed = /text\/event-stream/i.test(String(response.headers.get('content-type')));
     if (response.status === 404 && headers.has('mcp-session-id')) {
       observer.sessionLost('the server no longer knows the session', true);
     } else if (standalone) {

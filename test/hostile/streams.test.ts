@@ -138,3 +138,28 @@ describe('a 2025 server whose GET is answered with an HTML page (an app fallback
     expect(hostile.proxy.stats('initialize').requests).toBe(1);
   });
 });
+
+describe('a 2025 server whose SSE stream says its media type in capitals', () => {
+  // Media types are case-insensitive (RFC 9110 §8.3.1), and the SDK itself reads them so: a
+  // stream answered `Text/Event-Stream; charset=UTF-8` is a stream, not a page.
+  const capitalised: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (init?.method !== 'GET' || !response.headers.get('content-type')?.includes('event-stream')) {
+      return response;
+    }
+    const headers = new Headers(response.headers);
+    headers.set('content-type', 'Text/Event-Stream; charset=UTF-8');
+    return new Response(response.body, { status: response.status, headers });
+  };
+  for (const kind of ['legacy-v2', 'legacy-v1'] as const) {
+    it(`${kind}: takes it for the stream it is, and updates arrive`, async () => {
+      h = await startHostile(kind, { fetch: capitalised });
+      const view = h.mount(URI);
+      await eventually(() => expect(view.text()).toBe('v1'));
+      await h.acknowledged(URI);
+      expect(diagnosticsOf(h.sync).stream.state).toBe('open');
+      h.server.setText(URI, 'v2');
+      await eventually(() => expect(view.text()).toBe('v2'));
+    });
+  }
+});

@@ -84,9 +84,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * re-held entries, it costs nothing.
  * 20,006 B (+8 B), for correctness: the SSE GET's and the responses' media type is read
  * case-insensitively, so a stream sent as `Text/Event-Stream` is not taken for a page (no stream).
+ * 20,034 B (+28 B): a connection a suspended first read started (before any mount) follows its
+ * McpCacheSync serving again under another identity instead of ending with the old attachment
+ * (someone signing in during that read disposed it, and the read made again waited 30 s).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_006;
+export const CEILING_GZIP_BYTES = 20_034;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

@@ -31,19 +31,17 @@ export type StartPolicy = 'on-use' | 'on-mount' | 'on-render';
 const UNMOUNTED_START_MS = 50;
 
 /**
- * Keeps one MCP server's resources live in a TanStack QueryClient. The React
- * provider owns one; it works the same from plain code:
+ * Keeps one MCP server's resources live in a TanStack QueryClient. The React provider owns one;
+ * it works the same from plain code:
  *
  * ```ts
  * const sync = new McpCacheSync({ queryClient, url });
  * await queryClient.fetchQuery(sync.resourceQueryOptions('config://app'));
  * ```
  *
- * Flow (docs/design.md): observers of MCP keys hold URIs in the interest
- * registry → the session's channel subscribes (listen stream or
- * resources/subscribe) → notifications reach the session's sink → the cache
- * bridge re-reads exactly what changed, once, through the upstream's query
- * function.
+ * Flow (docs/design.md): observers of MCP keys hold URIs in the interest registry → the
+ * session's channel subscribes (listen stream or resources/subscribe) → notifications reach the
+ * session's sink → the cache bridge re-reads exactly what changed, once, through the upstream.
  */
 export class McpCacheSync {
   readonly queryClient: QueryClient;
@@ -184,10 +182,9 @@ export class McpCacheSync {
   }
 
   /**
-   * Close everything this object opened. Resolves once the transport is
-   * closed and a 2025 session has ended on the server; every call returns
-   * the same promise, so awaiting it after an unmount waits for the real
-   * teardown. A client passed in stays open.
+   * Close everything this object opened. Resolves once the transport is closed and a 2025
+   * session has ended on the server; every call returns the same promise, so awaiting it after
+   * an unmount waits for the real teardown. A client passed in stays open.
    */
   dispose(): Promise<void> {
     this.#disposing ??= this.#dispose();
@@ -210,9 +207,8 @@ export class McpCacheSync {
   };
 
   /**
-   * Sign in: an `authProvider` from `mcp-react-query/auth` navigates or opens
-   * a popup, and the connection resumes by itself once a token arrives. With
-   * any other provider, connect again (after the app signed in).
+   * Sign in: an `authProvider` from `mcp-react-query/auth` navigates or opens a popup, and the
+   * connection resumes by itself once a token arrives. With any other, connect again.
    */
   authorize = (): void => {
     (this.#authorize ?? this.reconnect)();
@@ -290,25 +286,28 @@ export class McpCacheSync {
 
   /**
    * A query needs the connection and nothing mounted this McpCacheSync: a provider whose render
-   * suspends on that query (its Suspense boundary above it) commits only once the query has data.
-   * Still unmounted now (a provider that commits has mounted by then) and still serving (not a
-   * twin React threw away), it starts, held until another McpCacheSync serves its scope (the
-   * provider's render that commits builds its own) or no query of its scope is fetching.
+   * suspends on that query (a Suspense boundary above it) commits only once it has data. Still
+   * unmounted and serving (not a twin React threw away), it starts, held until another
+   * McpCacheSync serves its scope (serving again under another identity is still this one) or,
+   * checked every requestTimeoutMs, no query of its scope is fetching.
    */
   #startUnmounted = (): void => {
     if (this.#started || this.#disposing || this.#serving.aborted) return;
     const release = this.mount();
-    const serving = this.#serving;
-    onEnd(serving, release);
+    const follow = (): unknown =>
+      onEnd(this.#serving, () =>
+        queueMicrotask(() => (this.#serving.aborted ? release() : follow())),
+      );
+    follow();
     const ms = this.#options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
     const check = () => {
       const fetching = this.queryClient.isFetching({
         predicate: (query) => this.keys.owns(query.queryKey),
       });
-      if (fetching) delay(serving, ms, check);
+      if (fetching) delay(this.#life.signal, ms, check);
       else release();
     };
-    delay(serving, ms, check);
+    delay(this.#life.signal, ms, check);
   };
 
   /** Take the scope (again), under the current identity: older reads may no longer write. */

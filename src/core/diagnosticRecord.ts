@@ -14,11 +14,11 @@ export type ResourceRecord = Omit<
   loose: string;
   /** Bumped each time coverage of this URI begins. */
   coverages: number;
-  /** Where the latest read started, and the one before it. */
+  /** Where the read under way started. */
   readStart: Marker | undefined;
-  previousReadStart: Marker | undefined;
-  /** The digest of the latest contents read. */
+  /** The digest of the latest contents read, and where the read that got them started. */
   digest: string | undefined;
+  digestFrom: Marker | undefined;
   /** A change found by a read, waiting for a late notification before it counts as silent. */
   silenceTimer: ReturnType<typeof setTimeout> | undefined;
 };
@@ -37,8 +37,8 @@ export function newRecord(loose: string, refs: number): ResourceRecord {
     silentChanges: 0,
     coverages: 0,
     readStart: undefined,
-    previousReadStart: undefined,
     digest: undefined,
+    digestFrom: undefined,
     silenceTimer: undefined,
   };
 }

@@ -208,7 +208,6 @@ export class Diagnostics {
     const record = this.#records.get(event.uri);
     if (event.phase === 'start') {
       if (record) {
-        record.previousReadStart = record.readStart;
         record.readStart = { coverages: record.coverages, notifications: record.notifications };
       }
       return;
@@ -217,7 +216,10 @@ export class Diagnostics {
     if (event.phase === 'error') this.#counters.readErrors += 1;
     if (!record) return;
     record.reads += 1;
+    const started = record.readStart;
+    record.readStart = undefined;
     if (event.phase === 'error') {
+      // The contents held are still those of the last read that succeeded, and so is its start.
       record.lastError = event.error;
       record.lastErrorAt = event.at;
       return;
@@ -225,19 +227,21 @@ export class Diagnostics {
     record.lastReadAt = event.at;
     record.lastError = undefined;
     const before = record.digest;
-    record.digest = event.digest;
     if (before !== undefined && event.digest !== before && this.#comparable(event.uri, record)) {
       this.#suspectSilence(event.uri, record);
     }
+    record.digest = event.digest;
+    record.digestFrom = started;
   }
 
   /**
    * Whether new content found by the read that just succeeded would be a
-   * silent change: covered throughout since the previous read started, and
-   * no notification since. Reads that follow a notification never count.
+   * silent change: covered throughout since the read of the contents it
+   * replaces started, and no notification since. Reads that follow a
+   * notification never count, even when a read in between failed.
    */
   #comparable(uri: string, record: Record): boolean {
-    const previous = record.previousReadStart;
+    const previous = record.digestFrom;
     return (
       previous !== undefined &&
       record.silenceTimer === undefined &&

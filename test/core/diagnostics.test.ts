@@ -240,6 +240,18 @@ describe('Diagnostics', () => {
       for (const d of [notified, recovered, uncovered, first]) expect(silent(d)).toBe(0);
     });
 
+    it('new content read after a notification is not silent when a read in between failed', async () => {
+      const d = coveredAndReadTwice();
+      d.apply(read('success', 'v1'));
+      d.apply(updated('a://1', true));
+      d.apply(read('start'));
+      d.apply(at({ type: 'read', phase: 'error', uri: 'a://1', error: 'busy' }));
+      d.apply(read('start')); // the retry
+      d.apply(read('success', 'v2'));
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(silent(d)).toBe(0);
+    });
+
     it('quiet lists the covered, wanted URIs with no notification and no read for the period', async () => {
       const d = fed(want('a://1'), want('b://2'), want('c://3'), coverage(['a://1', 'b://2']));
       d.apply(read('success', 'v1'));

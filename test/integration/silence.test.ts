@@ -86,6 +86,20 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
     view.unmount();
   });
 
+  it('a change announced whose first read failed, read by the retry, is not counted as silent', async () => {
+    const view = await setUp();
+    server.store.failReads(URI); // the re-read the notification sets off fails (a busy server)
+    server.setText(URI, 'announced, read on retry');
+    await eventually(() => expect(resource()?.lastError).toBeDefined());
+    server.store.failReads(URI, null);
+    await pass(1000); // TanStack's first retry
+    await eventually(() => expect(view.text()).toBe('announced, read on retry'));
+    await pass(GRACE_MS);
+    expect(resource()?.silentChanges).toBe(0);
+    expect(diagnosticsOf(sync).checks.find((c) => c.id === 'silent')?.ok).toBe(true);
+    view.unmount();
+  });
+
   it('a change announced only after the probe read it is not counted as silent', async () => {
     const view = await setUp(200);
     server.store.setText(URI, 'announced late'); // the bus is slow: the probe gets there first

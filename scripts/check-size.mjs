@@ -87,9 +87,11 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * 20,034 B (+28 B): a connection a suspended first read started (before any mount) follows its
  * McpCacheSync serving again under another identity instead of ending with the old attachment
  * (someone signing in during that read disposed it, and the read made again waited 30 s).
+ * 20,046 B (+12 B): a session's end forgets what its server declined, so a URI refused before a
+ * reconnect and covered after it is no longer shown declined by the diagnostics.
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_034;
+export const CEILING_GZIP_BYTES = 20_046;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

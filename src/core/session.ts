@@ -230,6 +230,8 @@ export class Session {
     this.#legacy = undefined;
     const { uris, lists } = this.#coverage;
     this.#applyCoverage({ gained: [], lost: [...uris], listsGained: [], listsLost: [...lists] });
+    // What this session's server refused says nothing of the next session's: it asks again.
+    this.#setDeclined([...this.#declined.keys()].map((uri) => [uri, null]));
     if (channel && this.#status.state !== 'closed') {
       this.#emitStatus({
         ...this.#status,

@@ -13,6 +13,7 @@ import { observeList } from '../support/observe';
 import { eventually, idle } from '../support/wait';
 import {
   ACK,
+  HOSTILE_KINDS,
   type Hostile,
   honouring,
   isNotification,
@@ -617,5 +618,36 @@ describe('subscribe answers from a hostile 2025 server', () => {
     await h.acknowledged(URI, 10_000);
     h.server.setText(URI, 'v2');
     await eventually(() => expect(view.text()).toBe('v2'));
+  });
+});
+
+describe.each(HOSTILE_KINDS)('a URI the $kind server refused, after a reconnect', ({ kind }) => {
+  /** The server says no to BAD: a 2026-07-28 listen asking for it, or its 2025 subscribe. */
+  const refusingBad: TamperRules = {
+    rewrite: (message, exchange) => {
+      const refused =
+        kind === 'modern'
+          ? isNotification(message, ACK) && requestedUris(exchange).includes(BAD)
+          : 'result' in message && subscribeOf(exchange, BAD);
+      if (!refused) return undefined;
+      return {
+        jsonrpc: '2.0',
+        id: exchange.id,
+        error: { code: -32602, message: 'unknown resource' },
+      };
+    },
+  };
+
+  it('is no longer shown declined once the new connection covers it', async () => {
+    h = await startHostile(kind, {}, refusingBad);
+    h.server.store.upsert(text(BAD, 'x'));
+    const view = h.mount(BAD);
+    await eventually(() => expect(h?.resource(BAD)?.declined).toContain('unknown resource'));
+    await eventually(() => expect(view.text()).toBe('x'));
+    // The server takes it now (the resource was created, a deploy): a new connection asks again.
+    h.proxy.setRules(undefined);
+    h.sync.reconnect();
+    await h.acknowledged(BAD);
+    expect(h.resource(BAD)?.declined).toBeUndefined();
   });
 });

@@ -143,6 +143,7 @@ export class Diagnostics {
         this.#read(event);
         break;
       case 'tabs':
+        this.#leaderChanged(event);
         this.#tabs = { leader: event.leader, tabs: event.tabs, handovers: event.handovers };
         break;
       case 'ping': {
@@ -177,6 +178,15 @@ export class Diagnostics {
     same.add(uri);
     this.#loose.set(loose, same);
     this.#records.set(uri, newRecord(loose, refs));
+  }
+
+  /** Another tab leads, or this one: the old leader's coverage is gone (a crash says nothing). */
+  #leaderChanged({ leader, handovers }: McpEventOf<'tabs'>): void {
+    const previous = this.#tabs;
+    if (!previous || (previous.leader === leader && previous.handovers === handovers)) return;
+    this.#covered.clear();
+    this.#listsCovered = new Set();
+    this.#declined.clear();
   }
 
   #updated(uri: string, matched: boolean, at: number): void {

@@ -273,6 +273,28 @@ describe.each(ERA_CASES)('tab sharing on $kind', ({ kind, era }) => {
     await expectOneConnection(server, era);
   });
 
+  it("after a handover a tab's diagnostics show what the new leader covers, not what the old one did", async () => {
+    const ONLY = 'only://first';
+    const server = await serverWith(kind, [SHARED, ONLY]);
+    const { open } = browser(server);
+    const first = open();
+    observeResource(first.sync, ONLY);
+    await eventually(() => expect(first.tabs()?.leader).toBe(true));
+    const second = open();
+    observeResource(second.sync, SHARED);
+    await eventually(() =>
+      expect(diagnosticsOf(second.sync).resources[0]).toMatchObject({ acknowledged: true }),
+    );
+    await first.crash(); // no goodbye: nothing of its connection's end reaches the others
+    await eventually(() => expect(second.tabs()?.leader).toBe(true));
+    await expectOneConnection(server, era);
+    await eventually(() =>
+      expect(diagnosticsOf(second.sync).resources[0]).toMatchObject({ acknowledged: true }),
+    );
+    // Nothing holds ONLY on this connection: it is neither covered nor retained here.
+    expect(diagnosticsOf(second.sync).retained).toBe(0);
+  });
+
   it('a tool call from a follower runs once, through the leader', async () => {
     const server = await serverWith(kind, [SHARED]);
     server.store.setTools([{ name: 'plain' }]);

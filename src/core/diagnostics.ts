@@ -90,12 +90,13 @@ export class Diagnostics {
     this.#listeners.clear();
   }
 
-  /** Wanted, covered URIs with no notification and no read for `quietMs` (the silence probe). */
+  /** Wanted, covered URIs with no notification and no read (failed or not) for `quietMs`. */
   quiet(quietMs: number): string[] {
     const now = this.#clock.now();
     const quiet: string[] = [];
     for (const [uri, record] of this.#records) {
-      const last = Math.max(record.lastNotificationAt ?? 0, record.lastReadAt ?? 0);
+      const { lastNotificationAt = 0, lastReadAt = 0, lastErrorAt = 0 } = record;
+      const last = Math.max(lastNotificationAt, lastReadAt, lastErrorAt);
       if (this.#covered.has(uri) && last > 0 && now - last >= quietMs) quiet.push(uri);
     }
     return quiet;

@@ -100,6 +100,18 @@ describe.each(ERA_CASES)('"subscribed but silent" ($kind)', ({ kind }) => {
     view.unmount();
   });
 
+  it('a resource whose reads fail is probed once per period, not on every tick of the probe', async () => {
+    const view = await setUp(200);
+    // Not retried by TanStack (not found), so every read here is the probe's.
+    server.store.failReads(URI, { code: -32002, message: 'gone for now' });
+    await pass(200); // the first probe read, which fails
+    await eventually(() => expect(resource()?.lastError).toBeDefined());
+    const reads = server.store.reads(URI);
+    for (let tick = 0; tick < 10; tick++) await pass(100); // 1 s: five periods, ten ticks
+    expect(server.store.reads(URI) - reads).toBeLessThanOrEqual(5);
+    view.unmount();
+  });
+
   it('a change announced only after the probe read it is not counted as silent', async () => {
     const view = await setUp(200);
     server.store.setText(URI, 'announced late'); // the bus is slow: the probe gets there first

@@ -185,6 +185,11 @@ export class Credentials {
     this.#stored = new StoredJson<Saved>(storage, key, { clients: {}, resources: {} }, onChange);
   }
 
+  /** Hear no more changes made elsewhere (the provider is let go). */
+  release(): void {
+    this.#stored.release();
+  }
+
   /** This server's tokens and identity. */
   signed(): Signed {
     return this.#stored.get().resources?.[this.#resource] ?? EMPTY;

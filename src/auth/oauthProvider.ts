@@ -21,7 +21,7 @@ import {
   refuseWithoutPkce,
   type SignIn,
 } from './signIn';
-import { signInStorage, tokenStorage } from './storage';
+import { holdFor, signInStorage, tokenStorage } from './storage';
 
 export type { OAuthProviderOptions };
 
@@ -62,6 +62,7 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     this.#signIn = new PendingSignIn(signInStorage(options.storage, popup), `${key}:sign-in`, () =>
       this.#notify(),
     );
+    holdFor(this, this.#saved, this.#signIn); // until `letGo(this)`: a server gone, say
     this.#seenToken = this.tokens()?.access_token;
     if (options.clientMetadataUrl) this.clientMetadataUrl = options.clientMetadataUrl;
   }

@@ -91,6 +91,11 @@ export class PendingSignIn {
     return this.#stored.get();
   }
 
+  /** Hear no more changes made elsewhere (the provider is let go). */
+  release(): void {
+    this.#stored.release();
+  }
+
   /** The URL handed out for the sign-in in progress, while the stored sign-in is its own. */
   url(): URL | undefined {
     if (this.#url?.searchParams.get('state') !== this.get().state) this.#url = undefined;

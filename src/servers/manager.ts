@@ -94,7 +94,7 @@ export class McpServerManager {
     });
     const checked = result as ServerConfigResult;
     if (!checked.ok) return checked;
-    void this.#options.signIn?.forgetStored(checked.server);
+    void this.#options.signIn?.forgetStored(checked.server, this.#storageKey);
     void this.#reconcile();
     return { ok: true, server: this.#entryOf(checked.server.id) as McpServer };
   };

@@ -6,7 +6,7 @@ import { McpCacheSync, type McpCacheSyncOptions, type StartPolicy } from '../cor
 import { createServerRequests, type ServerRequests } from '../core/serverRequests';
 import { type CallToolVariables, callTool } from '../core/tools';
 import type { McpServerConfig } from './config';
-import type { ServerConnectionOptions } from './options';
+import { DEFAULT_STORAGE_KEY, type ServerConnectionOptions } from './options';
 import type { ServerSignIn } from './signIn';
 
 /**
@@ -30,14 +30,19 @@ export class ServerRuntime {
     config: McpServerConfig,
     readonly scope: string,
     queryClient: QueryClient,
-    options: ServerConnectionOptions & { signIn?: Pick<ServerSignIn, 'providerFor'> },
+    options: ServerConnectionOptions & {
+      signIn?: Pick<ServerSignIn, 'providerFor'>;
+      /** The manager's list, noted with the tokens of this add (`ServerSignIn.forgetStored`). */
+      storageKey?: string;
+    },
     /** 'on-render': a read that suspends a manager's render before its mount starts it. */
     policy: StartPolicy = 'on-mount',
   ) {
     const { signIn } = options;
     this.config = config;
     this.requests = options.serverRequests && createServerRequests(options.serverRequests);
-    this.provider = wantsOAuth(config, signIn) ? signIn?.providerFor(config) : undefined;
+    const list = options.storageKey ?? DEFAULT_STORAGE_KEY;
+    this.provider = wantsOAuth(config, signIn) ? signIn?.providerFor(config, list) : undefined;
     const syncOptions: McpCacheSyncOptions = {
       ...connectionOf(options),
       queryClient,

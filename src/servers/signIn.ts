@@ -1,7 +1,13 @@
 import type { OAuthClientMetadata } from '@modelcontextprotocol/client';
 import { completeAuthorization } from '../auth/completeAuthorization';
 import { createOAuthProvider, type OAuthProvider } from '../auth/oauthProvider';
-import { type KeyValueStorage, memoryStorage, StoredJson, tokenStorage } from '../auth/storage';
+import {
+  type KeyValueStorage,
+  letGo,
+  memoryStorage,
+  StoredJson,
+  tokenStorage,
+} from '../auth/storage';
 import { MAX_SERVERS, type McpServerConfig } from './config';
 
 export interface ServerSignInOptions {
@@ -25,6 +31,9 @@ export interface ServerSignInOptions {
 
 /** One add of a server (`nonce`: none in a list stored before nonces): whose tokens these are. */
 type ServerKey = Pick<McpServerConfig, 'id' | 'url' | 'nonce'>;
+
+/** A server whose tokens the storage may hold, and the list (manager's `storageKey`) it is in. */
+type Kept = ServerKey & { list?: string };
 
 /** Which server a sign-in in progress belongs to, by its `state`. */
 type Started = Record<string, ServerKey>;
@@ -61,8 +70,10 @@ export class ServerSignIn {
   readonly #started: StoredJson<Started>;
   /** Where the providers keep tokens, and which servers' (so an orphan of them can be found). */
   readonly #tokens: KeyValueStorage;
-  readonly #kept: StoredJson<ServerKey[]>;
+  readonly #kept: StoredJson<Kept[]>;
   readonly #providers = new Map<string, OAuthProvider>();
+  /** How each provider's sign-ins stop being followed here (it is forgotten). */
+  readonly #unfollow = new WeakMap<OAuthProvider, () => void>();
 
   constructor(options: ServerSignInOptions) {
     this.#options = options;
@@ -70,16 +81,20 @@ export class ServerSignIn {
     this.#prefix = options.storageKey ?? 'mcp-react-query:server-oauth';
     this.#started = new StoredJson<Started>(this.#storage, `${this.#prefix}:started`, {}, () => {});
     this.#tokens = tokenStorage(options.storage);
-    this.#kept = new StoredJson<ServerKey[]>(this.#tokens, `${this.#prefix}:kept`, [], () => {});
+    this.#kept = new StoredJson<Kept[]>(this.#tokens, `${this.#prefix}:kept`, [], () => {});
   }
 
-  /** The provider of one server (the same object for the same id, URL and nonce). */
-  providerFor(server: ServerKey): OAuthProvider {
+  /**
+   * The provider of one server (the same object for the same id, URL and nonce); `list`, the
+   * `storageKey` of the manager's list it is in (only that list's later adds forget its tokens).
+   */
+  providerFor(server: ServerKey, list?: string): OAuthProvider {
     const key = this.#keyOf(server);
     const provider = this.#providers.get(key);
     if (provider) return provider;
     if (!this.#keptKeys().includes(key)) {
-      this.#keep(() => [...this.#keptServers(), fieldsOf(server)].slice(-MAX_KEPT));
+      const kept: Kept = { ...fieldsOf(server), ...(list !== undefined && { list }) };
+      this.#keep(() => [...this.#keptServers(), kept].slice(-MAX_KEPT));
     }
     return this.#make(server, key);
   }
@@ -96,7 +111,7 @@ export class ServerSignIn {
       ...(navigate && { navigate }),
     });
     let remembered: string | null = null;
-    made.subscribe(() => {
+    const unfollow = made.subscribe(() => {
       // Every sign-in handed out (the first, a step-up, one after an expiry) is remembered, and
       // forgotten once it is over: redeemed (here, by a popup that reported back, or by the
       // callback page), replaced, or dropped. One this page stopped waiting for (its popup read
@@ -109,14 +124,16 @@ export class ServerSignIn {
       remembered = state;
       if (state !== null) this.#remember(state, server);
     });
+    this.#unfollow.set(made, unfollow);
     this.#providers.set(key, made);
     return made;
   }
 
   /**
    * A server that is gone, moved to another URL or added again: the
-   * credentials and sign-ins in progress of this add of it go. One that
-   * never signed in has nothing to forget.
+   * credentials and sign-ins in progress of this add of it go, and its
+   * provider is let go (it hears the storage no more: nothing of the page
+   * keeps it). One that never signed in has nothing to forget.
    */
   async forget(server: ServerKey & Pick<McpServerConfig, 'auth'>): Promise<void> {
     if (server.auth !== 'oauth') return;
@@ -125,7 +142,10 @@ export class ServerSignIn {
     this.#providers.delete(key);
     this.#unkeep(key);
     this.#drop(server);
-    await provider.signOut();
+    const signedOut = provider.signOut();
+    this.#unfollow.get(provider)?.();
+    letGo(provider);
+    await signedOut;
   }
 
   /**
@@ -135,12 +155,21 @@ export class ServerSignIn {
    * orphans (removed while no manager of this page was mounted to hear it),
    * found by the servers the storage keeps tokens of, or, stored before
    * nonces, under its id and URL alone: they are forgotten (the refresh
-   * token revoked where the server allows). Never rejects.
+   * token revoked where the server allows). Only the earlier adds of `list`
+   * (the manager's `storageKey`) are: another list's are its own, live or
+   * not. One kept without a list (stored before lists were noted, or by a
+   * `providerFor` without one) is forgotten unless a provider of this page
+   * has it. Never rejects.
    */
-  forgetStored(server: ServerKey): Promise<void> {
+  forgetStored(server: ServerKey, list?: string): Promise<void> {
     const key = this.#keyOf(server);
+    const ours = (kept: Kept) =>
+      kept.list !== undefined && list !== undefined
+        ? kept.list === list
+        : !this.#providers.has(this.#keyOf(kept));
     const old = [...this.#keptServers(), { id: server.id, url: server.url }].filter(
-      (kept) => kept.id === server.id && kept.url === server.url && this.#keyOf(kept) !== key,
+      (kept) =>
+        kept.id === server.id && kept.url === server.url && this.#keyOf(kept) !== key && ours(kept),
     );
     const orphans = new Map(old.map((kept) => [this.#keyOf(kept), kept]));
     const forgotten = [...orphans].map(([orphan, kept]) => {
@@ -217,9 +246,9 @@ export class ServerSignIn {
    * The servers this storage may hold tokens of: each provider made here, until it is forgotten
    * here. How an earlier add's tokens are found (KeyValueStorage lists no keys).
    */
-  #keptServers(): ServerKey[] {
+  #keptServers(): Kept[] {
     const kept: unknown = this.#kept.get();
-    return Array.isArray(kept) ? kept.filter(isServerKey) : [];
+    return Array.isArray(kept) ? kept.filter(isKept) : [];
   }
 
   #keptKeys(): string[] {
@@ -231,7 +260,7 @@ export class ServerSignIn {
     this.#keep(() => this.#keptServers().filter((kept) => this.#keyOf(kept) !== key));
   }
 
-  #keep(change: () => ServerKey[]): void {
+  #keep(change: () => Kept[]): void {
     try {
       this.#kept.update(change);
     } catch {
@@ -255,6 +284,9 @@ function isServerKey(value: unknown): value is ServerKey {
     (entry.nonce === undefined || typeof entry.nonce === 'string')
   );
 }
+
+const isKept = (value: unknown): value is Kept =>
+  isServerKey(value) && ['string', 'undefined'].includes(typeof (value as Kept).list);
 
 /** OAuth for the servers of `<McpServersProvider signIn>` (see `ServerSignIn`). */
 export function createServerSignIn(options: ServerSignInOptions): ServerSignIn {

@@ -12,6 +12,7 @@ import { FORWARDED, type GroupLink, isGroupKey } from './link';
 import { MAX_TABS, type Member, Members } from './members';
 import { type TabMessage, toWire } from './protocol';
 import { callFor, readFor } from './serving';
+import { UnmatchedSample } from './unmatchedSample';
 import { MAX_ITEMS } from './validate';
 
 /** How long a new leader lets the other tabs introduce themselves before it counts them. */
@@ -54,6 +55,8 @@ export class Leader {
   /** Other tabs' reads and tool calls running here, by `tab/id`, with the tab that made each. */
   readonly #calls = new Map<string, { tab: string; controller: AbortController }>();
   #outbox: McpEvent[] = [];
+  /** What of the updates for URIs nobody subscribed goes to the others: a bounded sample. */
+  readonly #unmatched: UnmatchedSample;
   /** Set for a moment after taking over, while the other tabs introduce themselves. */
   #settling: ReturnType<typeof setTimeout> | undefined;
   readonly #stops: Array<() => void> = [];
@@ -61,6 +64,7 @@ export class Leader {
   constructor(link: GroupLink, options: LeaderOptions) {
     this.#link = link;
     this.#options = options;
+    this.#unmatched = new UnmatchedSample(() => link.context.clock.now());
     this.#members = new Members(link, this.#life.signal, (tab) => this.#left(tab));
     const { context, settings } = link;
     const liveness = setInterval(() => this.#members.sweep(), settings.livenessMs);
@@ -92,15 +96,18 @@ export class Leader {
     this.#stops.push(() => clearTimeout(this.#settling));
   }
 
-  /** What a tab that joins learns of the group's state: this connection's facts, its questions. */
-  #welcome(to: string): void {
+  /**
+   * What a tab that joins learns of the group's state: this connection's facts, its questions;
+   * a newcomer also the latest unmatched updates (once: a tab that says hello again has them).
+   */
+  #welcome(to: string, newcomer: boolean): void {
     const { context } = this.#link;
     const at = context.clock.now();
     const facts = context
       .facts()
       .filter((fact) => FORWARDED.has(fact.type))
       .map((fact) => ({ ...fact, at }) as McpEvent);
-    this.#link.send({ type: 'events', to, events: facts });
+    this.#sendEvents([...facts, ...(newcomer ? this.#unmatched.latest() : [])], to);
     const items = context.serverRequests?.shared() ?? [];
     if (items.length > 0) this.#link.send({ type: 'elicitations', to, items });
   }
@@ -136,14 +143,14 @@ export class Leader {
     if (!known && message.type !== 'hello') {
       // Its hello went unanswered: what it missed (events are forwarded only while
       // members are known, and the connection may have come up since) goes now.
-      this.#welcome(message.tab);
+      this.#welcome(message.tab, true);
       this.#groupChanged();
     }
     const { context, tab } = this.#link;
     switch (message.type) {
       case 'hello': {
         this.#link.send({ type: 'leader', tab, handovers: this.#options.handovers });
-        this.#welcome(message.tab);
+        this.#welcome(message.tab, !known);
         this.#groupChanged();
         break;
       }
@@ -293,9 +300,11 @@ export class Leader {
   }
 
   #forward(event: McpEvent): void {
-    if (!FORWARDED.has(event.type) || this.#members.size === 0) return;
-    // What a server says of URIs nobody here wants stays in this tab (its diagnostics).
-    if (event.type === 'updated' && !event.matched) return;
+    if (!FORWARDED.has(event.type)) return;
+    // What a server says of URIs nobody here wants: a bounded sample (unmatchedSample.ts).
+    const others = this.#members.size > 0;
+    if (event.type === 'updated' && !event.matched && !this.#unmatched.take(event, others)) return;
+    if (!others) return;
     // This tab's own shutdown is not the group's state: the next leader's is.
     if (event.type === 'connection' && event.state.phase === 'closed') return;
     if (event.type === 'status' && event.status === 'closed') return;
@@ -304,11 +313,19 @@ export class Leader {
     queueMicrotask(() => {
       const events = this.#outbox;
       this.#outbox = [];
-      // In messages the others accept (a longer one is refused whole), in order.
-      for (let start = 0; start < events.length; start += MAX_ITEMS) {
-        this.#link.send({ type: 'events', events: events.slice(start, start + MAX_ITEMS) });
-      }
+      this.#sendEvents(events);
     });
+  }
+
+  /**
+   * Events to every tab, or one: in messages the others accept (a longer one is refused whole),
+   * in order. At least one message: to a tab that joins, it is also its welcome (membership.ts).
+   */
+  #sendEvents(events: McpEvent[], to?: string): void {
+    for (let start = 0; start === 0 || start < events.length; start += MAX_ITEMS) {
+      const part = events.slice(start, start + MAX_ITEMS);
+      this.#link.send({ type: 'events', ...(to !== undefined && { to }), events: part });
+    }
   }
 
   #groupChanged(): void {

@@ -139,7 +139,7 @@ describe('tab roles (rule 14)', () => {
     const leaderBus = internalsOf(a.sync).events.bus;
     leaderBus.emit({ type: 'coverage', acknowledged: ['doc://1'], lost: [], lists: ['resources'] });
     leaderBus.emit({ type: 'updated', uri: 'doc://1', matched: true });
-    // What the server says of URIs nobody here wants stays in the leader's diagnostics.
+    // What the server says of URIs nobody here wants reaches them too (bounded: unmatchedSample.ts).
     leaderBus.emit({ type: 'updated', uri: 'nobody://wants', matched: false });
     await settle();
     expect(b.events.filter((event) => event.type === 'coverage').at(-1)).toMatchObject({
@@ -148,6 +148,7 @@ describe('tab roles (rule 14)', () => {
     });
     expect(b.events.filter((event) => event.type === 'updated').map((event) => event.uri)).toEqual([
       'doc://1',
+      'nobody://wants',
     ]);
     expect(staleTime()).toBe(Number.POSITIVE_INFINITY);
 

@@ -29,8 +29,10 @@ export class Follower {
   readonly #link: GroupLink;
   #leader: string | undefined;
   readonly #requests: Requests;
+  /** The leader's coverage, and the URIs it declined, as its forwarded events said. */
   readonly #covered = new Set<string>();
   #listsCovered = new Set<NotifiedList>();
+  readonly #declined = new Set<string>();
   /**
    * When each entry last took content from the leader: older content is not taken. Content of
    * the same millisecond is (two reads can end in one, or in one coarsened `Date.now()`).
@@ -135,9 +137,8 @@ export class Follower {
   follow(leader: string): boolean {
     if (leader === this.#leader) return false;
     this.#leader = leader;
-    // What the previous leader covered, or asked, says nothing about the new one.
-    this.#covered.clear();
-    this.#listsCovered = new Set();
+    // What the previous leader covered, declined or asked says nothing about the new one.
+    this.#drop();
     this.#mirror([]);
     this.#requests.follow(leader);
     this.interest();
@@ -149,10 +150,30 @@ export class Follower {
     const followed = this.#leader !== undefined;
     this.#leader = undefined;
     this.#requests.follow(undefined);
-    this.#covered.clear();
-    this.#listsCovered = new Set();
+    this.#drop();
     this.#mirror([]);
     return followed;
+  }
+
+  /**
+   * Forget the leader's coverage and declined URIs, and say so as the session would (a leader
+   * that crashed says nothing): every consumer of this tab's events (diagnostics, devtools,
+   * useMcpEvents) sees the loss. Emitted before the `tabs` event that names the new leader.
+   */
+  #drop(): void {
+    const { bus } = this.#link.context;
+    const lost = [...this.#covered];
+    const declined = [...this.#declined];
+    const lists = this.#listsCovered.size;
+    this.#covered.clear();
+    this.#listsCovered = new Set();
+    this.#declined.clear();
+    if (lost.length > 0 || lists > 0) {
+      bus.emit({ type: 'coverage', acknowledged: [], lost, lists: [] });
+    }
+    if (declined.length > 0) {
+      bus.emit({ type: 'declined', changes: declined.map((uri) => [uri, null]) });
+    }
   }
 
   receive(message: FollowerMessage): void {
@@ -165,6 +186,11 @@ export class Follower {
             for (const uri of event.acknowledged) this.#covered.add(uri);
             for (const uri of event.lost) this.#covered.delete(uri);
             this.#listsCovered = new Set(event.lists);
+          } else if (event.type === 'declined') {
+            for (const [uri, reason] of event.changes) {
+              if (reason === null) this.#declined.delete(uri);
+              else this.#declined.add(uri);
+            }
           }
           context.bus.dispatch(event);
         }

@@ -1,7 +1,8 @@
 /**
  * Every tab's diagnostics and events tell the leader's story (docs/design.md, Tab sharing): the
  * updates the server sends for URIs nobody subscribed reach the followers (a bounded sample
- * under a flood). Fake tabs as in roles.test.ts.
+ * under a flood), and a follower that stops following a leader says which coverage it dropped,
+ * as a `coverage` event every consumer of events sees. Fake tabs as in roles.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { McpDiagnostics } from '../../src/core/checks';
@@ -80,5 +81,52 @@ describe('unmatched updates in every tab (rule 14)', () => {
     // The last UNMATCHED_BURST distinct URIs the server named (the second round: 0 to 49), oldest first.
     const told = unmatchedUpdates(b.events).map((event) => event.uri);
     expect(told).toEqual(Array.from({ length: UNMATCHED_BURST }, (_, i) => `junk://${i}`));
+  });
+});
+
+describe('coverage a follower drops (rule 14)', () => {
+  it('on a handover every follower emits the old leader’s coverage and declined URIs as lost', async () => {
+    const { tabs, settle } = await group(3);
+    const [a, b, c] = tabs as [Tab, Tab, Tab];
+    const bus = internalsOf(a.sync).events.bus;
+    bus.emit({ type: 'coverage', acknowledged: ['doc://1'], lost: [], lists: ['resources'] });
+    bus.emit({ type: 'declined', changes: [['doc://2', 'not allowed']] });
+    await settle();
+    expect(diagnosticsOf(b.sync).lists.resources).toBe(true);
+    const seen = { b: b.events.length, c: c.events.length };
+
+    a.crash(); // no goodbye: the old leader says nothing of its coverage's end
+    await settle();
+    expect(b.tabs()?.leader).toBe(true);
+    for (const [tab, from] of [
+      [b, seen.b],
+      [c, seen.c],
+    ] as const) {
+      const after = tab.events.slice(from);
+      expect(after.filter((event) => event.type === 'coverage')).toEqual([
+        {
+          type: 'coverage',
+          acknowledged: [],
+          lost: ['doc://1'],
+          lists: [],
+          at: expect.any(Number),
+        },
+      ]);
+      expect(after.filter((event) => event.type === 'declined')).toEqual([
+        { type: 'declined', changes: [['doc://2', null]], at: expect.any(Number) },
+      ]);
+      expect(diagnosticsOf(tab.sync).lists.resources).toBe(false);
+    }
+  });
+
+  it('a follower with nothing covered emits nothing when it follows another leader', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    a.crash();
+    await settle();
+    expect(b.tabs()?.leader).toBe(true);
+    expect(
+      b.events.filter((event) => event.type === 'coverage' || event.type === 'declined'),
+    ).toEqual([]);
   });
 });

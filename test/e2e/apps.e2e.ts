@@ -102,7 +102,7 @@ describe.each(ENDPOINT_IDS)('the demo app view on the %s endpoint', (endpoint) =
     );
     const shown = await ui.panelText('panel-counter');
 
-    await ui.byId('tool-app').click();
+    await ui.press('tool-app');
     const view = await viewFrame(page, 'tool-app-view');
     await until(
       'the view to show the counter',
@@ -163,7 +163,7 @@ describe.each(ENDPOINT_IDS)('the demo app view on the %s endpoint', (endpoint) =
 describe('isolation in Chromium', () => {
   it('the view runs on an opaque origin, reaches neither its proxy nor the host, its CSP blocks its network, and navigating away ends it', async () => {
     const { page, ui } = await openDashboard();
-    await ui.byId('tool-app').click();
+    await ui.press('tool-app');
     const view = await viewFrame(page, 'tool-app-view');
     const proxy = view.parentFrame();
     expect(await view.evaluate(() => self.origin)).toBe('null');
@@ -214,7 +214,7 @@ describe('isolation in Chromium', () => {
 
   it('a message the view posts to the host window directly is ignored; through its proxy it is served', async () => {
     const { page, ui } = await openDashboard();
-    await ui.byId('tool-app').click();
+    await ui.press('tool-app');
     const view = await viewFrame(page, 'tool-app-view');
     const calls = recordCalls(page, 'tools/call');
     const before = calls.length;
@@ -256,7 +256,7 @@ describe('isolation in Chromium', () => {
 
   it('a view that floods its host ends in an error in the component, and its frame is removed', async () => {
     const { page, ui } = await openDashboard();
-    await ui.byId('tool-app').click();
+    await ui.press('tool-app');
     const view = await viewFrame(page, 'tool-app-view');
     await view.evaluate(() => {
       for (let id = 1; id <= 1000; id += 1) {
@@ -274,9 +274,9 @@ describe('isolation in Chromium', () => {
 
   it("a view is served by its own host only: another view's host (another server) and another view's proxy ignore it", async () => {
     const { page, ui } = await openDashboard();
-    await ui.byId('tool-app').click();
+    await ui.press('tool-app');
     await viewFrame(page, 'tool-app-view');
-    await ui.byId('example-apps-open').click();
+    await ui.press('example-apps-open');
     const example = 'basic-vanillajs';
     await until(
       'the example to connect',
@@ -284,7 +284,7 @@ describe('isolation in Chromium', () => {
       (status) => status === 'ready',
       30_000,
     );
-    await ui.byId(`example-${example}-call`).click();
+    await ui.press(`example-${example}-call`);
     const other = await viewFrame(page, `example-${example}-app`);
     const demoView = await viewFrame(page, 'tool-app-view');
     const calls = recordCalls(page, 'tools/call');
@@ -340,7 +340,7 @@ describe('isolation in Chromium', () => {
 describe.each(EXAMPLE_APPS)('the official example app $label', ({ id, tool }) => {
   it('renders, calls its tool through the bridge and shows the result; its message reaches the host, its link needs the user', async () => {
     const { page, ui, errors } = await openDashboard();
-    await ui.byId('example-apps-open').click();
+    await ui.press('example-apps-open');
     await until(
       `${id} to connect`,
       () => ui.byId(`example-${id}`).getAttribute('data-status'),
@@ -348,7 +348,7 @@ describe.each(EXAMPLE_APPS)('the official example app $label', ({ id, tool }) =>
       30_000,
     );
     const calls = recordCalls(page, 'tools/call');
-    await ui.byId(`example-${id}-call`).click();
+    await ui.press(`example-${id}-call`);
     const view = await viewFrame(page, `example-${id}-app`);
     const time = () => text(view, 'p:has-text("Server Time:") code');
     const first = await until(

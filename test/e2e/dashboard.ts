@@ -89,6 +89,22 @@ export class Dashboard {
     return this.page.getByTestId(testId);
   }
 
+  /**
+   * Clicks the button `testId` once it is enabled, as an event on the button itself. The
+   * dashboard's layout still moves while its cards load, and a click at the button's coordinates
+   * can land beside it on a loaded machine (seen: a tool button's click hit another element, so
+   * no call started and the test waited for a view that never came).
+   */
+  async press(testId: string): Promise<void> {
+    const button = this.byId(testId);
+    await until(
+      `${testId} to be enabled`,
+      () => button.isEnabled(),
+      (enabled) => enabled,
+    );
+    await button.dispatchEvent('click');
+  }
+
   async panelText(panel: string): Promise<string> {
     return (await this.byId(panel).getByTestId('content').textContent()) ?? '';
   }

@@ -8,11 +8,12 @@
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render, screen } from '@testing-library/react';
-import { Component, type ReactNode, StrictMode, Suspense } from 'react';
+import { StrictMode, Suspense } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpProvider, useSuspenseResource } from '../../src';
 import { startTamperProxy, type TestServer } from '../servers';
 import { atEnd, closeAll } from '../support/atEnd';
+import { Boundary } from '../support/boundary';
 import { ERA_CASES, serve, text } from '../support/eras';
 import { disposeSyncs } from '../support/syncs';
 import { eventually, idle } from '../support/wait';
@@ -24,16 +25,6 @@ afterEach(async () => {
   await disposeSyncs();
   await closeAll();
 });
-
-/** Shows the error that reached it (the message alone). */
-class Boundary extends Component<{ children: ReactNode }, { caught?: string }> {
-  override state: { caught?: string } = {};
-  static getDerivedStateFromError = (error: Error) => ({ caught: error.message });
-  override render() {
-    const { caught } = this.state;
-    return caught === undefined ? this.props.children : <p data-testid="boundary">{caught}</p>;
-  }
-}
 
 function SuspenseText() {
   const content = useSuspenseResource(URI).data.contents[0];

@@ -9,12 +9,13 @@
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render, screen } from '@testing-library/react';
-import { Component, type ReactNode, StrictMode, Suspense } from 'react';
+import { StrictMode, Suspense } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useSuspenseResource } from '../../src';
 import { memoryStorage } from '../../src/auth';
 import { McpServersProvider, useMcpServers } from '../../src/servers';
 import { startTamperProxy } from '../servers';
+import { Boundary } from '../support/boundary';
 import { ERA_CASES } from '../support/eras';
 import { atEnd, closeAll, DOC, FAST, openManager, serverOf } from '../support/manager';
 import { eventually } from '../support/wait';
@@ -23,16 +24,6 @@ afterEach(async () => {
   cleanup();
   await closeAll();
 });
-
-/** Shows the error that reached it (the message alone). */
-class Boundary extends Component<{ children: ReactNode }, { caught?: string }> {
-  override state: { caught?: string } = {};
-  static getDerivedStateFromError = (error: Error) => ({ caught: error.message });
-  override render() {
-    const { caught } = this.state;
-    return caught === undefined ? this.props.children : <p data-testid="boundary">{caught}</p>;
-  }
-}
 
 function SuspenseDoc({ scope }: { scope: string }) {
   const content = useSuspenseResource(DOC, { scope }).data.contents[0];

@@ -144,7 +144,6 @@ export class Diagnostics {
         this.#read(event);
         break;
       case 'tabs':
-        this.#leaderChanged(event);
         this.#tabs = { leader: event.leader, tabs: event.tabs, handovers: event.handovers };
         break;
       case 'ping': {
@@ -182,14 +181,6 @@ export class Diagnostics {
   }
 
   /** Another tab leads, or this one: the old leader's coverage is gone (a crash says nothing). */
-  #leaderChanged({ leader, handovers }: McpEventOf<'tabs'>): void {
-    const previous = this.#tabs;
-    if (!previous || (previous.leader === leader && previous.handovers === handovers)) return;
-    this.#covered.clear();
-    this.#listsCovered = new Set();
-    this.#declined.clear();
-  }
-
   #updated(uri: string, matched: boolean, at: number): void {
     if (matched) {
       this.#counters.updated += 1;

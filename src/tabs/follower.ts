@@ -42,33 +42,29 @@ export class Follower {
 
   constructor(link: GroupLink) {
     this.#link = link;
-    this.#requests = new Requests(
-      link.tab,
-      (message) => link.send(message),
-      () => link.context.clock.now(),
-    );
+    this.#requests = new Requests(link.tab, (message) => link.send(message));
   }
 
   read(key: QueryKey, signal: AbortSignal): Promise<unknown> {
     const { context, tab } = this.#link;
     const fresh = this.#find(key)?.state.isInvalidated === true;
     // The leader's read may take long (a flight of its own, retried, each try bounded): this
-    // waits while the leader says it still runs it, up to the longest it may take; a leader that
-    // says nothing for twice requestTimeoutMs is given up on.
+    // waits while the leader says it still runs it, up to the longest it may take.
     return this.#requests.make((id) => ({ type: 'read', tab, id, key, fresh }), {
       signal,
-      timeoutMs: 2 * context.requestTimeoutMs,
+      quietMs: this.#quietMs(),
       boundMs: readBoundMs(context.requestTimeoutMs),
     });
   }
 
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
     const { context, tab } = this.#link;
-    // The leader times the call (restarted by progress); this only outlives a silent leader.
-    // The leader may take a wait for its connection, a first tool list and the call, each
-    // bounded; one requestTimeoutMs more for the messages.
+    // The leader times the call (restarted by progress): this waits while the leader says it
+    // still runs it, or sends its progress, up to the longest it may take (a wait for its
+    // connection, a first tool list and the call, each bounded; one requestTimeoutMs more for
+    // the messages).
     const maxTotal = variables.maxTotalTimeoutMs ?? context.toolMaxTotalTimeoutMs;
-    const timeoutMs = 2 * maxTotal + 2 * context.requestTimeoutMs;
+    const boundMs = 2 * maxTotal + 2 * context.requestTimeoutMs;
     const { name, arguments: args, timeoutMs: callTimeout, maxTotalTimeoutMs } = variables;
     const call: WireCall = {
       name,
@@ -79,7 +75,8 @@ export class Follower {
     };
     return this.#requests.make((id) => ({ type: 'call', tab, id, variables: call }), {
       signal: variables.signal,
-      timeoutMs,
+      quietMs: this.#quietMs(),
+      boundMs,
       call: variables,
     }) as Promise<CallToolResult>;
   }
@@ -94,10 +91,20 @@ export class Follower {
     const call: WireCall = { name: method, arguments: params, progress: false, action: true };
     return this.#requests.make((id) => ({ type: 'call', tab, id, variables: call }), {
       signal,
+      quietMs: this.#quietMs(),
       // The leader's wait for its connection, then the request; one more for the messages.
-      timeoutMs: 3 * context.requestTimeoutMs,
+      boundMs: 3 * context.requestTimeoutMs,
       action: { method, params },
     });
+  }
+
+  /**
+   * How long a request waits without a sign of the leader working on it (it asks meanwhile, and
+   * the leader answers for the reads and calls it still runs): then the leader is taken to be
+   * stuck, whatever the request's own bound.
+   */
+  #quietMs(): number {
+    return 2 * this.#link.context.requestTimeoutMs;
   }
 
   /** Tell the leader, once per tick, every key this tab holds. */
@@ -199,8 +206,10 @@ export class Follower {
         this.#apply(message.key, message.data, message.updatedAt);
         break;
       case 'progress':
-        if (message.to === tab)
-          this.#requests.get(message.id)?.call?.onProgress?.(message.progress);
+        if (message.to !== tab) return;
+        // Progress is a sign of the leader working on the call, as its `working` is.
+        this.#requests.working([message.id]);
+        this.#requests.get(message.id)?.call?.onProgress?.(message.progress);
         break;
       case 'working':
         if (message.to === tab) this.#requests.working(message.ids);

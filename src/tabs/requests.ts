@@ -3,6 +3,9 @@ import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
 import { MAX_REQUESTS_PER_TAB } from './leader';
 import type { TabMessage } from './protocol';
 
+/** How often a request asks the leader whether it still runs it, before giving up on it. */
+const ASKS = 2;
+
 export type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
 
 export interface Pending {
@@ -19,7 +22,7 @@ export interface Pending {
   reject(error: unknown): void;
   /** Stop the timeout and the abort listener. */
   done(): void;
-  /** The leader works on it (it was just sent, or says it still runs it): see `#patience`. */
+  /** The leader works on it (it was just sent, says it still runs it, sent progress): `#patience`. */
   heard(): void;
 }
 
@@ -28,10 +31,10 @@ export interface Pending {
  * sent at once (what the leader runs for one tab, refusing more): the rest wait here, in the
  * order made, so a tab showing many resources is never refused. A request counts until the
  * leader's reply comes, even one this tab cancelled (the leader still runs it), until it times
- * out, or until another tab leads. Each waits at most its timeout (a call then is cancelled on
- * the leader; a read's timeout starts again while the leader says it still runs it, up to its
- * bound): a leader that never answers holds no place for good. A handover moves them to the
- * next leader.
+ * out, or until another tab leads. Each waits while the leader shows it works on it, up to its
+ * bound, and no longer than `quietMs` after the last sign (a call then is cancelled on the
+ * leader): a leader that stops answering holds no place, and no call, for long. A handover
+ * moves them to the next leader.
  */
 export class Requests {
   readonly #tab: string;
@@ -45,32 +48,30 @@ export class Requests {
   readonly #running = new Set<number>();
   /** To ask the leader about, this tick. */
   readonly #asking = new Set<number>();
-  /** When the leader last said it still runs some of this tab's requests. */
-  #workingAt = Number.NEGATIVE_INFINITY;
-  readonly #now: () => number;
+  /** Counts the leader's words that it still runs some of this tab's requests. */
+  #workingSaid = 0;
 
-  constructor(tab: string, send: (message: TabMessage) => void, now: () => number) {
+  constructor(tab: string, send: (message: TabMessage) => void) {
     this.#tab = tab;
     this.#send = send;
-    this.#now = now;
   }
 
   /**
-   * A request for the leader, sent when one leads and a place is free. It waits `timeoutMs` for
-   * its reply; with `boundMs`, that long from the latest sign of the leader working on it, and
-   * `boundMs` in all (`#patience`).
+   * A request for the leader, sent when one leads and a place is free. It waits for its reply
+   * `quietMs` from the latest sign of the leader working on it, and `boundMs` in all
+   * (`#patience`).
    */
   make(
     make: (id: number) => Request,
     options: {
       signal: AbortSignal | undefined;
-      timeoutMs: number;
-      boundMs?: number;
+      quietMs: number;
+      boundMs: number;
       call?: CallToolVariables;
       action?: Pending['action'];
     },
   ): Promise<unknown> {
-    const { signal, timeoutMs, boundMs, call, action } = options;
+    const { signal, quietMs, boundMs, call, action } = options;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
@@ -87,7 +88,7 @@ export class Requests {
         if (taken.sentTo !== undefined) this.#send({ type: 'cancel', tab: this.#tab, id });
         taken.reject(cancelled(signal?.reason));
       };
-      const patience = this.#patience(id, timeoutMs, boundMs);
+      const patience = this.#patience(id, quietMs, boundMs);
       this.#pending.set(id, {
         request: make(id),
         sentTo: undefined,
@@ -117,14 +118,14 @@ export class Requests {
   }
 
   /**
-   * The leader says it still runs these: each of them waits on (within its bound), and so do the
-   * reads queued behind them for a place (`#patience`).
+   * The leader says it still runs these (or sent progress for one): each of them waits on
+   * (within its bound), and so do the requests queued behind them for a place (`#patience`).
    */
   working(ids: number[]): void {
     for (const id of ids) {
       if (!this.#running.has(id)) continue;
       this.#pending.get(id)?.heard();
-      this.#workingAt = this.#now();
+      this.#workingSaid += 1;
     }
   }
 
@@ -193,64 +194,69 @@ export class Requests {
   }
 
   /**
-   * How long request `id` waits for its reply. Without `boundMs`, `timeoutMs`. With it, the leader
-   * may take long (its read can join a flight of its own, retried): `timeoutMs` from the latest
-   * sign of the leader working on it (sent to it, or the leader saying it still runs it, asked
-   * halfway through), so a leader that says nothing is given up on as soon; `boundMs` in all.
+   * How long request `id` waits for its reply: `quietMs` from the latest sign of the leader
+   * working on it (sent to it, the leader saying it still runs it, a call's progress), and
+   * `boundMs` in all (a leader's read can join a flight of its own, retried; a call runs as long
+   * as its own timeouts let it). Without a sign for a third of `quietMs` it asks the leader, and
+   * again after two thirds: a leader that answers is never given up on for want of one answer
+   * (this tab's timers, late after its page was frozen or the machine slept, run one at a time,
+   * and the answer to the first question comes before the next). Timers of time waited: the
+   * clock may be set back or forward meanwhile.
    */
-  #patience(id: number, timeoutMs: number, boundMs: number | undefined) {
-    const made = this.#now();
-    const until = made + (boundMs ?? timeoutMs);
-    let since = made;
-    let asked = boundMs === undefined;
-    let timer: ReturnType<typeof setTimeout>;
-    // Re-armed lazily: a sign of work only moves `since`, and the timer looks again when due.
+  #patience(id: number, quietMs: number, boundMs: number) {
+    const step = quietMs / (ASKS + 1);
+    let silent = 0;
+    let said = this.#workingSaid;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const due = () => {
-      const now = this.#now();
       // Not sent yet, for want of a place: while the leader works on the requests that hold the
-      // places, this one waits with them (a leader that says nothing frees them as it times out).
-      if (boundMs !== undefined && this.#queued.has(id)) since = Math.max(since, this.#workingAt);
-      const end = Math.min(since + timeoutMs, until);
-      if (now >= end) {
-        this.#expire(id, end === until ? (boundMs ?? timeoutMs) : timeoutMs);
+      // places, this one waits with them (a leader that says nothing frees them as they expire).
+      if (this.#queued.has(id) && said !== this.#workingSaid) {
+        said = this.#workingSaid;
+        silent = 0;
+      } else silent += 1;
+      if (silent > ASKS) {
+        this.#expire(id, quietMs);
         return;
       }
-      const ask = since + timeoutMs / 2;
-      if (!asked && now >= ask && this.#running.has(id)) {
-        asked = true;
-        this.#ask(id);
-      }
-      timer = setTimeout(due, (asked || now >= ask ? end : ask) - now);
+      if (silent > 0 && this.#running.has(id)) this.#ask(id);
+      timer = setTimeout(due, step);
     };
-    timer = setTimeout(due, boundMs === undefined ? timeoutMs : timeoutMs / 2);
-    // The bound is of time waited, whatever the clock says meanwhile (it can be set back).
-    const bound =
-      boundMs === undefined ? undefined : setTimeout(() => this.#expire(id, boundMs), boundMs);
+    timer = setTimeout(due, step);
+    const bound = setTimeout(() => this.#expire(id, boundMs), boundMs);
     return {
       stop: () => {
         clearTimeout(timer);
         clearTimeout(bound);
       },
       heard: () => {
-        if (boundMs === undefined) return;
-        since = this.#now();
-        asked = false;
+        silent = 0;
+        clearTimeout(timer);
+        timer = setTimeout(due, step);
       },
     };
   }
 
-  /** No answer in time: the leader dropped it or is stuck, and its place goes to the next. */
+  /**
+   * No answer in time: the leader dropped it or is stuck, and its place goes to the next. A call
+   * sent may have run: it fails saying so, and is cancelled where it runs (never run again).
+   */
   #expire(id: number, waitedMs: number): void {
     const taken = this.#take(id);
+    if (!taken) return;
     if (this.#running.delete(id)) this.#flush();
-    // A call given up on is cancelled where it runs: a retry would run it twice.
-    if (taken?.request.type === 'call' && taken.sentTo !== undefined) {
-      this.#send({ type: 'cancel', tab: this.#tab, id });
+    let outcome = '';
+    if (taken.request.type === 'call') {
+      const sent = taken.sentTo !== undefined;
+      if (sent) this.#send({ type: 'cancel', tab: this.#tab, id });
+      outcome = sent
+        ? '; the call may or may not have run'
+        : '; the call was not sent: it was not run';
     }
-    taken?.reject(
+    taken.reject(
       new McpQueryError(
         'NOT_CONNECTED',
-        `no answer from the tab holding the connection within ${waitedMs} ms`,
+        `no answer from the tab holding the connection within ${waitedMs} ms${outcome}`,
       ),
     );
   }

@@ -87,18 +87,46 @@ export class BrowserLocks {
   }
 }
 
-/** BroadcastChannels of one tab (Node's, which reach every other instance in the process). */
-export function tabChannels(): { open(name: string): ChannelLike; closeAll(): void } {
+/**
+ * BroadcastChannels of one tab (Node's, which reach every other instance in the process).
+ * `freeze()`: the page stops running (frozen, or its code stuck) while it keeps its locks: it
+ * hears and says nothing from then on; `deafen()`: it hears nothing but still speaks.
+ * `heard(type)`: the messages of `type` it heard.
+ */
+export function tabChannels() {
   const opened: BroadcastChannel[] = [];
+  const log: unknown[] = [];
+  let deaf = false;
+  let mute = false;
   return {
-    open(name) {
+    open(name: string): ChannelLike {
       const channel = new BroadcastChannel(name);
       opened.push(channel);
-      return channel as unknown as ChannelLike;
+      return {
+        postMessage: (message) => {
+          if (!mute) channel.postMessage(message);
+        },
+        addEventListener: (type, listener) =>
+          channel.addEventListener(type, (event) => {
+            if (deaf) return;
+            const { data } = event as MessageEvent;
+            log.push(data);
+            listener({ data });
+          }),
+        close: () => channel.close(),
+      };
     },
     closeAll() {
       for (const channel of opened.splice(0)) channel.close();
     },
+    freeze() {
+      deaf = true;
+      mute = true;
+    },
+    deafen() {
+      deaf = true;
+    },
+    heard: (type: string) => log.filter((data) => (data as { type?: unknown }).type === type),
   };
 }
 
@@ -129,6 +157,7 @@ export function openTab(
   return {
     sync,
     queryClient,
+    channels,
     tabs: () => events.findLast((event) => event.type === 'tabs') as McpEventOf<'tabs'> | undefined,
     async close() {
       release();

@@ -188,6 +188,16 @@ export async function group(n: number) {
   return { ...b, tabs };
 }
 
+/** A tab following a leader that never answers: a script holds the leader lock and says it leads. */
+export async function silentLeader() {
+  const b = browser();
+  void b.locks.tab().locks.request(LEADER_LOCK, {}, () => new Promise(() => {}));
+  const follower = b.open();
+  b.hub.inject(GROUP, { type: 'leader', tab: 'ghost', handovers: 0 });
+  await b.settle();
+  return { ...b, follower };
+}
+
 /** Fake timers for each test; every tab opened is closed after it. */
 export function withFakeTabs(): void {
   beforeEach(() => {

@@ -6,7 +6,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { internalsOf } from '../../src/core/internals';
 import { track } from '../support/deferred';
-import { group, REQUEST_TIMEOUT_MS, type Tab, withFakeTabs } from '../support/tabsHarness';
+import {
+  group,
+  REQUEST_TIMEOUT_MS,
+  silentLeader,
+  type Tab,
+  withFakeTabs,
+} from '../support/tabsHarness';
 
 withFakeTabs();
 
@@ -37,6 +43,26 @@ describe('a follower’s calls (rule 14, rule 16)', () => {
     expect(hub.sent(b.label, 'cancel')).toHaveLength(1);
     // Not left running there: a retry would run it twice.
     expect(ran.aborted).toBe(true);
+  });
+
+  it('a follower gives up on a call its leader never answers about after twice the request timeout, not its bound, and cancels it there', async () => {
+    const { hub, settle, follower: b } = await silentLeader();
+    // Its bound is twice toolMaxTotalTimeoutMs and more (about an hour by default).
+    const call = b.call({ name: 'slow' });
+    await settle();
+    expect(hub.sent(b.label, 'call')).toHaveLength(1);
+    // (Delivering messages moves the fake clock a millisecond now and then.)
+    await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS - 100);
+    await settle();
+    expect(call.state).toBe('pending');
+    // It asked twice whether the leader still runs it, and heard nothing.
+    expect(hub.sent(b.label, 'waiting')).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(100);
+    await settle();
+    expect(call.error).toMatchObject({ code: 'NOT_CONNECTED' });
+    expect(String(call.error)).toMatch(/may or may not have run/);
+    expect(hub.sent(b.label, 'cancel')).toHaveLength(1);
+    expect(hub.sent(b.label, 'call')).toHaveLength(1);
   });
 
   it('a follower’s task request waits as long as the leader may run it, then is cancelled on the leader', async () => {

@@ -10,13 +10,12 @@ import { MAX_TABS } from '../../src/tabs/members';
 import { readBoundMs } from '../../src/tabs/serving';
 import { track } from '../support/deferred';
 import {
-  browser,
   contents,
   GROUP,
   group,
-  LEADER_LOCK,
   REQUEST_TIMEOUT_MS,
   resourceKey,
+  silentLeader,
   type Tab,
   tabLock,
   withFakeTabs,
@@ -24,14 +23,24 @@ import {
 
 withFakeTabs();
 
+/**
+ * Two tabs, the follower's read of doc://1 running on the leader, never ending there (its
+ * connection never answers), and the leader says so when asked.
+ */
+async function readTheLeaderRuns() {
+  const { tabs, hub, settle } = await group(2);
+  const [a, b] = tabs as [Tab, Tab];
+  const read = track(
+    b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions('doc://1'), retry: false }),
+  );
+  await settle();
+  expect(a.local.reads).toHaveLength(1);
+  return { a, b, hub, settle, read };
+}
+
 describe('a leader that does not answer (rule 14)', () => {
   it('a read that timed out frees its place: a tab whose leader never answers sends its next reads at once', async () => {
-    const { hub, locks, open, settle } = browser();
-    // A script holds the leader lock and says it leads, but answers nothing.
-    void locks.tab().locks.request(LEADER_LOCK, {}, () => new Promise(() => {}));
-    const b = open();
-    hub.inject(GROUP, { type: 'leader', tab: 'ghost', handovers: 0 });
-    await settle();
+    const { hub, settle, follower: b } = await silentLeader();
     for (let i = 0; i < MAX_REQUESTS_PER_TAB; i++) b.read(`doc://${i}`);
     await settle();
     expect(hub.sent(b.label, 'read')).toHaveLength(MAX_REQUESTS_PER_TAB);
@@ -43,14 +52,7 @@ describe('a leader that does not answer (rule 14)', () => {
   });
 
   it('a read the leader says it still runs waits past twice the request timeout, and fails after the longest the leader may take with it', async () => {
-    const { tabs, hub, settle } = await group(2);
-    const [a, b] = tabs as [Tab, Tab];
-    const read = track(
-      b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions('doc://1'), retry: false }),
-    );
-    await settle();
-    // The leader's read never ends (its connection never answers), and it says so when asked.
-    expect(a.local.reads).toHaveLength(1);
+    const { a, b, hub, settle, read } = await readTheLeaderRuns();
     await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS + 1000);
     await settle();
     expect(read.state).toBe('pending');
@@ -68,13 +70,7 @@ describe('a leader that does not answer (rule 14)', () => {
   });
 
   it('a read the leader keeps saying it runs fails after its bound even if the clock is set back', async () => {
-    const { tabs, settle } = await group(2);
-    const [a, b] = tabs as [Tab, Tab];
-    const read = track(
-      b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions('doc://1'), retry: false }),
-    );
-    await settle();
-    expect(a.local.reads).toHaveLength(1);
+    const { settle, read } = await readTheLeaderRuns();
     await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS);
     await settle();
     // The system clock goes back an hour (a correction): the bound is of time waited.
@@ -84,6 +80,20 @@ describe('a leader that does not answer (rule 14)', () => {
     await settle();
     expect(read.error).toMatchObject({ code: 'NOT_CONNECTED' });
     expect(String(read.error)).toMatch(`within ${boundMs} ms`);
+  });
+
+  it('a read the leader says it still runs is waited for when the clock jumps forward', async () => {
+    const { a, hub, settle, read } = await readTheLeaderRuns();
+    // The system clock goes forward an hour (a correction, a machine that slept): the follower
+    // reckons the leader's silence in time waited, and the leader has not been silent.
+    vi.setSystemTime(Date.now() + 3_600_000);
+    await vi.advanceTimersByTimeAsync(4 * REQUEST_TIMEOUT_MS);
+    await settle();
+    expect(hub.sent(a.label, 'working').length).toBeGreaterThan(0);
+    expect(read.state).toBe('pending');
+    a.local.answerKey(resourceKey('doc://1'), contents('doc://1', 'v1'));
+    await settle();
+    expect(read.value).toEqual(contents('doc://1', 'v1'));
   });
 
   it('a read waiting for a place behind reads the leader says it still runs waits on with them', async () => {

@@ -89,9 +89,13 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * (someone signing in during that read disposed it, and the read made again waited 30 s).
  * 20,046 B (+12 B): a session's end forgets what its server declined, so a URI refused before a
  * reconnect and covered after it is no longer shown declined by the diagnostics.
+ * 20,179 B (+133 B), for correctness (rule 8): a duration option no timer can take (not a number,
+ * negative, past 2^31 - 1 ms, where setTimeout fires at once), a timeout of 0, or a reconnect cap
+ * under 100 ms (a server refusing at once was asked again in a tight loop) ends the connection in
+ * `error` naming the option before anything is sent (durations.ts).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_046;
+export const CEILING_GZIP_BYTES = 20_179;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in
@@ -123,6 +127,7 @@ const AREAS = {
     'core/lifetime',
     'core/clock',
     'core/keepAlive',
+    'core/durations',
   ],
   'session: channel choice, coverage, notification dispatch': [
     'core/session',

@@ -3,6 +3,7 @@ import { type BackoffOptions, defaultBackoff } from './backoff';
 import { borrowedSource, ownedSource } from './clientSource';
 import type { Clock } from './clock';
 import { Connection } from './connection';
+import { invalidDurations } from './durations';
 import { McpQueryError } from './errors';
 import type { Emit } from './events';
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
@@ -38,24 +39,27 @@ export function createConnection(
       `McpCacheSync needs one of url, client or transport (got ${sources})`,
     );
   }
+  // Durations no timer can take end the connection in `error` before anything is sent.
+  const invalid = invalidDurations(options);
   const backoff: BackoffOptions = { ...defaultBackoff, ...options.reconnect };
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const lingerMs = options.lingerMs ?? DEFAULTS.lingerMs;
   const retention = new Retention();
+  const source = client
+    ? borrowedSource(client)
+    : ownedSource({
+        target: transport ? { transport } : { url: url as string | URL, fetch: options.fetch },
+        clientInfo: options.clientInfo ?? DEFAULTS.clientInfo,
+        protocol: options.protocol ?? 'auto',
+        backoff,
+        authProvider: options.authProvider,
+        capabilities: requests?.capabilities() ?? {},
+        install: (fresh) => requests?.install(fresh),
+        clock,
+      });
   const connection: Connection<Session> = new Connection<Session>({
     label: client ? 'the MCP client passed in' : transport ? 'the transport' : String(url),
-    source: client
-      ? borrowedSource(client)
-      : ownedSource({
-          target: transport ? { transport } : { url: url as string | URL, fetch: options.fetch },
-          clientInfo: options.clientInfo ?? DEFAULTS.clientInfo,
-          protocol: options.protocol ?? 'auto',
-          backoff,
-          authProvider: options.authProvider,
-          capabilities: requests?.capabilities() ?? {},
-          install: (fresh) => requests?.install(fresh),
-          clock,
-        }),
+    source: invalid ? { ...source, connect: () => Promise.reject(invalid) } : source,
     backoff,
     requestTimeoutMs,
     emit,

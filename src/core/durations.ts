@@ -1,0 +1,27 @@
+import { McpQueryError } from './errors';
+import type { McpCacheSyncOptions } from './options';
+
+/** The longest delay a timer takes: past it, `setTimeout` fires at once. */
+const MAX_MS = 2 ** 31 - 1;
+
+/**
+ * Why the durations given (every option named `…Ms`, `reconnect`'s too) make no sense (rule 8),
+ * or nothing. Each is a number of milliseconds a timer can take; a timeout is more than nothing;
+ * the reconnect cap is at least 100 ms, or a server that refuses at once would be asked again in
+ * a tight loop (full jitter draws each delay from 0 up to the cap).
+ */
+export function invalidDurations(options: McpCacheSyncOptions): McpQueryError | undefined {
+  for (const [name, ms] of Object.entries<unknown>({ ...options, ...options.reconnect })) {
+    const least = name === 'maxDelayMs' ? 100 : /Timeout/.test(name) ? 1 : 0;
+    if (
+      /Ms$/.test(name) &&
+      ms !== undefined &&
+      !(typeof ms === 'number' && ms >= least && ms <= MAX_MS)
+    ) {
+      return new McpQueryError(
+        'INVALID_OPTIONS',
+        `${name} must be from ${least} to ${MAX_MS} ms, got ${String(ms)}`,
+      );
+    }
+  }
+}

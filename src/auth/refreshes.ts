@@ -1,0 +1,50 @@
+import type { StoredOAuthTokens } from '@modelcontextprotocol/client';
+
+/** Refresh tokens remembered; older ones are forgotten (their refreshes long over). */
+const MAX_REMEMBERED = 16;
+
+/**
+ * The refreshes this page started (the SDK's `auth()` names the tokens it
+ * refreshes in `scopeForRefresh`, right before asking the authorization
+ * server), by refresh token, with the count of sign-outs then. What a
+ * refresh brings back, its answer or its failure, belongs to the tokens it
+ * started from, and says nothing about tokens no refresh here started from:
+ * someone who signed in since (after a sign-out or not), another tab's
+ * refresh, a step-up's tokens (taken to look at, never refreshed).
+ *
+ * What it cannot tell: two refreshes in flight at once, one of the previous
+ * user's tokens and one of the held ones (the SDK's answer and failure name
+ * neither). The held ones' refresh must then have started after the next
+ * user signed in while the other is still out: a token endpoint that slow.
+ */
+export class Refreshes {
+  readonly #signOuts = new Map<string, number>();
+
+  /** A refresh of `tokens` starts, `signOuts` sign-outs so far. */
+  started(tokens: StoredOAuthTokens, signOuts: number): void {
+    const key = tokens.refresh_token ?? '';
+    this.#signOuts.delete(key);
+    this.#signOuts.set(key, signOuts);
+    const oldest = this.#signOuts.keys().next().value;
+    if (this.#signOuts.size > MAX_REMEMBERED && oldest !== undefined) {
+      this.#signOuts.delete(oldest);
+    }
+  }
+
+  /** Whether a refresh started here from `held` since the latest sign-out (`signOuts`). */
+  startedFrom(held: StoredOAuthTokens | undefined, signOuts: number): boolean {
+    return held !== undefined && this.#signOuts.get(held.refresh_token ?? '') === signOuts;
+  }
+
+  /**
+   * Whether `saved` (a refresh's answer) may be for other tokens than
+   * `held`: no refresh started from the held tokens since the latest
+   * sign-out; or it keeps another refresh token a refresh started from
+   * here (the SDK keeps the one it refreshed when none comes back).
+   */
+  stale(saved: StoredOAuthTokens, held: StoredOAuthTokens | undefined, signOuts: number): boolean {
+    if (!this.startedFrom(held, signOuts)) return true;
+    const kept = saved.refresh_token;
+    return kept !== undefined && kept !== held?.refresh_token && this.#signOuts.has(kept);
+  }
+}

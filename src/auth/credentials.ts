@@ -143,6 +143,21 @@ export function whoSignedIn(
   );
 }
 
+/** Whether `text`, what a provider stored under its key, holds tokens or an identity. */
+export function holdsTokens(text: string | null): boolean {
+  try {
+    const saved = JSON.parse(text ?? '{}') as Partial<Saved> | null;
+    return Object.values(saved?.resources ?? {}).some(
+      (signed) =>
+        signed?.latest !== undefined ||
+        signed?.identity !== undefined ||
+        Object.keys(signed?.tokens ?? {}).length > 0,
+    );
+  } catch {
+    return text !== null; // unreadable: whatever it is goes with the add
+  }
+}
+
 /** The credentials one provider keeps, under one storage key. */
 export class Credentials {
   readonly #stored: StoredJson<Saved>;

@@ -236,6 +236,26 @@ export function checkUpdated(
   return { ok: true, server: { ...result.server, nonce: randomState() } };
 }
 
+/** `update()` of server `id` in `servers`: the result, and the list with it when it is kept. */
+export function updateIn(
+  servers: readonly McpServerConfig[],
+  id: string,
+  patch: object,
+): { result: ServerConfigResult; servers?: McpServerConfig[] } {
+  const current = servers.find((server) => server.id === id);
+  if (!current) return { result: refuse('unknown-server', `no server with id "${id}"`) };
+  const result = checkUpdated(
+    current,
+    patch,
+    servers.filter((server) => server !== current),
+  );
+  if (!result.ok) return { result };
+  return {
+    result,
+    servers: servers.map((server) => (server === current ? result.server : server)),
+  };
+}
+
 /**
  * Whether two configurations sign in with the same stored tokens: the same URL, and the same
  * add of it (`nonce`).

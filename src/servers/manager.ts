@@ -7,12 +7,12 @@ import { isServed } from '../core/routing';
 import type { CallToolVariables } from '../core/tools';
 import {
   checkAdded,
-  checkUpdated,
   type McpServerConfig,
   type McpServerInput,
   type ServerConfigResult,
   sameConnection,
   sameSignIn,
+  updateIn,
   withOAuth,
 } from './config';
 import { ConfigStore } from './configStore';
@@ -107,18 +107,11 @@ export class McpServerManager {
     this.#alive();
     let result: ServerConfigResult | undefined;
     this.#store.change((servers) => {
-      const current = servers.find((server) => server.id === id);
-      if (!current) return undefined;
-      const others = servers.filter((s) => s !== current);
-      result = checkUpdated(current, patch, others);
-      const next = result.ok ? result.server : undefined;
-      return next && servers.map((server) => (server === current ? next : server));
+      const updated = updateIn(servers, id, patch);
+      result = updated.result;
+      return updated.servers;
     });
-    const checked: ServerConfigResult = result ?? {
-      ok: false,
-      problem: 'unknown-server',
-      message: `no server with id "${id}"`,
-    };
+    const checked = result as ServerConfigResult;
     if (!checked.ok) return checked;
     void this.#reconcile();
     return { ok: true, server: this.#entryOf(id) as McpServer };
@@ -197,6 +190,7 @@ export class McpServerManager {
       this.#store.reload();
       for (const runtime of [...this.#runtimes.values()]) this.#run(runtime);
       this.#publish();
+      this.#forgetGone();
     }
     return release;
   }
@@ -255,7 +249,15 @@ export class McpServerManager {
       if (this.#started && !this.#disposing) this.#run(runtime);
     }
     this.#publish();
+    this.#forgetGone();
     return Promise.all(ending).then(() => {});
+  }
+
+  /** Started, it learnt the list: this tab's storage forgets adds it no longer has (signIn.ts). */
+  #forgetGone(): void {
+    if (!this.#started || this.#disposing || !this.#options.signIn) return;
+    this.#store.reload(); // the stored list: a server another tab just added is not gone
+    void this.#options.signIn.forgetGone(this.#store.servers, this.#storageKey);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { OAuthClientMetadata } from '@modelcontextprotocol/client';
 import { completeAuthorization } from '../auth/completeAuthorization';
+import { holdsTokens } from '../auth/credentials';
 import { createOAuthProvider, type OAuthProvider } from '../auth/oauthProvider';
 import {
   type KeyValueStorage,
@@ -167,20 +168,56 @@ export class ServerSignIn {
       kept.list !== undefined && list !== undefined
         ? kept.list === list
         : !this.#providers.has(this.#keyOf(kept));
-    const old = [...this.#keptServers(), { id: server.id, url: server.url }].filter(
-      (kept) =>
-        kept.id === server.id && kept.url === server.url && this.#keyOf(kept) !== key && ours(kept),
+    // Under its id and URL alone: the key of before nonces, unless noted as some list's.
+    const unnoted = { id: server.id, url: server.url };
+    const kept = this.#keptServers();
+    if (!kept.some((one) => this.#keyOf(one) === this.#keyOf(unnoted))) kept.push(unnoted);
+    const old = kept.filter(
+      (one) =>
+        one.id === server.id && one.url === server.url && this.#keyOf(one) !== key && ours(one),
     );
-    const orphans = new Map(old.map((kept) => [this.#keyOf(kept), kept]));
-    const forgotten = [...orphans].map(([orphan, kept]) => {
-      // Nothing of it here: only the note that it was kept goes.
-      if (!this.#providers.has(orphan) && this.#tokens.getItem(orphan) === null) {
+    return this.#forgetOrphans(old);
+  }
+
+  /**
+   * The list `list` (a manager's `storageKey`) is `servers` now: what this
+   * storage holds for an add of its servers that the list no longer has
+   * (removed, or added again: another nonce, while no manager of this page
+   * was mounted to hear it) is forgotten, as `forgetStored` forgets it for
+   * each server of the list. Only adds noted as `list`'s, by the key this
+   * class gives them; a server stored before nonces keeps its key (it is in
+   * the list). Never rejects.
+   */
+  forgetGone(servers: readonly ServerKey[], list: string): Promise<void> {
+    const live = new Set(servers.map((server) => this.#keyOf(server)));
+    const gone = this.#keptServers().filter(
+      (kept) => kept.list === list && !live.has(this.#keyOf(kept)),
+    );
+    const each = servers.map((server) => this.forgetStored(server, list));
+    return Promise.all([this.#forgetOrphans(gone), ...each]).then(() => {});
+  }
+
+  /** Forget `orphans` (adds no list has); one with nothing here only stops being noted. */
+  #forgetOrphans(orphans: readonly ServerKey[]): Promise<void> {
+    const byKey = new Map(orphans.map((kept) => [this.#keyOf(kept), kept]));
+    const forgotten = [...byKey].map(([orphan, kept]) => {
+      if (!this.#holdsAnything(orphan)) {
         this.#unkeep(orphan);
         return undefined;
       }
       return this.forget({ ...kept, auth: 'oauth' }).catch(() => {});
     });
     return Promise.all(forgotten).then(() => {});
+  }
+
+  /** A provider here, tokens in the storage, or a sign-in started, of the add stored as `key`. */
+  #holdsAnything(key: string): boolean {
+    const started = Object.values(this.#started.get());
+    return (
+      this.#providers.has(key) ||
+      holdsTokens(this.#tokens.getItem(key)) ||
+      started.some((server) => isServerKey(server) && this.#keyOf(server) === key)
+    );
   }
 
   /**

@@ -111,7 +111,9 @@ export class ConfigStore {
     this.#channel = this.#open(`${CHANGED}|${this.#key}`);
     this.#channel.addEventListener('message', (event) => {
       const data = event.data as { type?: unknown } | null;
-      if (data?.type === CHANGED) this.#adopt(checkStored(data));
+      if (data?.type !== CHANGED) return;
+      this.#adopt(checkStored(data));
+      this.#repair();
     });
   }
 
@@ -159,9 +161,31 @@ export class ConfigStore {
     if (channel !== this.#channel) channel?.close();
   }
 
+  /**
+   * Two tabs that changed the list before either saw the other's write both wrote it, and the
+   * storage keeps the one written last, which may be the one every tab dropped (the same `rev`
+   * from a lesser `writer`): a tab opened then would read it, and bring it back with its next
+   * change. Once a tab hears another's change, it writes the list it holds over an older one.
+   */
+  #repair(): void {
+    let stored: Stored | undefined;
+    try {
+      stored = readServers(this.#storage?.getItem(this.#key) ?? null);
+    } catch {
+      return;
+    }
+    if (!newer(this.#state, stored)) return;
+    try {
+      this.#text = JSON.stringify(this.#state);
+      this.#storage?.setItem(this.#key, this.#text);
+    } catch {
+      // Full or refused: the tabs open now still have it.
+    }
+  }
+
   #adopt(next: Stored | undefined): void {
     const now = this.#state;
-    if (!next || next.rev < now.rev || (next.rev === now.rev && next.writer <= now.writer)) return;
+    if (!next || !newer(next, now)) return;
     this.#state = next;
     if (JSON.stringify(next.servers) === JSON.stringify(now.servers)) return;
     for (const listener of [...this.#listeners]) listener();
@@ -180,3 +204,7 @@ export class ConfigStore {
     }
   }
 }
+
+/** Whether `a` is a later list than `b`: a higher `rev`, or the same from a greater `writer`. */
+const newer = (a: Stored, b: Stored): boolean =>
+  a.rev > b.rev || (a.rev === b.rev && a.writer > b.writer);

@@ -1,0 +1,95 @@
+/**
+ * Two tabs sharing one list and one token storage (localStorage) add the same server before
+ * either sees the other's write. Every tab settles on one of the two adds (the later `writer` of
+ * the same `rev`), but the storage keeps whichever write landed last, which may be the other
+ * one. A tab opened then must not read the add every open tab dropped: it would take the
+ * settled add's sign-in for an orphan and forget it (revoked), or bring the dropped add back with
+ * its next change, and every tab would forget the settled one. Real protected server behind the
+ * demo authorization server; Node's BroadcastChannel between the tabs; the user's browser played
+ * headlessly (test/support/serverSignIn.ts).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type KeyValueStorage, memoryStorage } from '../../src/auth';
+import { atEnd, authServer, closeAll, openManager, serverOf } from '../support/manager';
+import { entry, serverIn, signInOf, userBrowser } from '../support/serverSignIn';
+import { tabChannels } from '../support/tabs';
+import { eventually } from '../support/wait';
+
+afterEach(closeAll);
+
+const LIST = 'mcp-react-query:servers';
+const SIGNED_IN = { status: 'ready', signIn: 'signed-in' };
+
+/**
+ * A tab's view of the shared storage in which its writes of the list land only on `flush()`, as
+ * another process's localStorage shows them later; from then on, at once.
+ */
+function crossing(shared: KeyValueStorage) {
+  let pending: string | undefined;
+  let held = true;
+  const storage: KeyValueStorage = {
+    getItem: (key) => (key === LIST && pending !== undefined ? pending : shared.getItem(key)),
+    setItem: (key, value) => {
+      if (key === LIST && held) pending = value;
+      else shared.setItem(key, value);
+    },
+    removeItem: (key) => shared.removeItem(key),
+  };
+  return {
+    storage,
+    writer: () => JSON.parse(pending ?? '{}').writer as string,
+    flush() {
+      if (pending !== undefined) shared.setItem(LIST, pending);
+      pending = undefined;
+      held = false;
+    },
+  };
+}
+
+/** A tab on the shared `local` (list and tokens), with Node's BroadcastChannel to the others. */
+function tab(
+  list: KeyValueStorage,
+  tokens: KeyValueStorage,
+  navigate?: (url: URL) => Promise<void>,
+) {
+  const channels = tabChannels();
+  atEnd(() => channels.closeAll());
+  return openManager({ storage: list, channel: channels.open, signIn: signInOf(tokens, navigate) });
+}
+
+describe('two tabs add the same server at once', () => {
+  it('a tab opened after they settled reads the settled add: the sign-in made on it stays, there and in the tab that made it', async () => {
+    const auth = await authServer();
+    const server = await serverOf('modern', 'mail', { authServer: auth });
+    const local = memoryStorage();
+    const browser = userBrowser();
+    const [viewA, viewB] = [crossing(local), crossing(local)];
+    const a = tab(viewA.storage, local, browser.navigate);
+    const b = tab(viewB.storage, local, browser.navigate);
+
+    // Both add it before either sees the other's write; the one that loses lands last.
+    a.manager.add({ id: 'mail', name: 'Mail', url: server.url, auth: 'oauth' });
+    b.manager.add({ id: 'mail', name: 'Mail', url: server.url, auth: 'oauth' });
+    const [first, last] = viewA.writer() > viewB.writer() ? [viewA, viewB] : [viewB, viewA];
+    first.flush();
+    last.flush();
+    const settled = first === viewA ? a : b;
+    await eventually(() => expect(serverIn(a, 'mail').nonce).toBe(serverIn(b, 'mail').nonce));
+    const nonce = serverIn(settled, 'mail').nonce;
+
+    // Signed in on the add every tab has.
+    await eventually(() => expect(entry(settled, 'mail')?.status).toBe('unauthorized'));
+    entry(settled, 'mail')?.authorize();
+    await eventually(() => expect(browser.callbacks).toHaveLength(1));
+    await signInOf(local).complete(browser.callbacks[0] as URL);
+    await eventually(() => expect(entry(settled, 'mail')).toMatchObject(SIGNED_IN));
+
+    // A third tab opens, and the user changes the list there.
+    const c = tab(local, local);
+    c.manager.add({ id: 'news', name: 'News', url: 'http://127.0.0.1:9/mcp' });
+    for (const one of [a, b]) await eventually(() => expect(entry(one, 'news')).toBeDefined());
+    await eventually(() => expect(entry(c, 'mail')).toMatchObject(SIGNED_IN));
+    expect(auth.stats().revocations).toBe(0);
+    for (const one of [a, b, c]) expect(entry(one, 'mail')).toMatchObject({ nonce, ...SIGNED_IN });
+  });
+});

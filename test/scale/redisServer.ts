@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
 import { createClient } from 'redis';
+import { afterAll, beforeAll } from 'vitest';
 import { eventually } from '../support/wait';
 
 const HOST = '127.0.0.1';
@@ -92,6 +93,25 @@ export class RedisServer {
     await client.connect();
     return client;
   }
+}
+
+type AdminClient = Awaited<ReturnType<RedisServer['client']>>;
+
+/**
+ * A redis-server for the calling file's tests, with an admin client on it: started before them,
+ * stopped after them. Its fields are set once the file's tests run.
+ */
+export function redisForFile(): { redis: RedisServer; admin: AdminClient } {
+  const file = {} as { redis: RedisServer; admin: AdminClient };
+  beforeAll(async () => {
+    file.redis = await RedisServer.start();
+    file.admin = await file.redis.client();
+  });
+  afterAll(async () => {
+    file.admin?.destroy();
+    await file.redis?.stop();
+  });
+  return file;
 }
 
 /** Kills every bus reading connection (`CLIENT SETNAME mcp-event-bus`); returns how many. */

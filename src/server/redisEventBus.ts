@@ -4,6 +4,7 @@ import type { RedisEventBusClient } from './client';
 import { decode, encode } from './envelope';
 import { type RedisEventBusError, Reporter } from './errors';
 import { Fanout, type Listener } from './fanout';
+import { AFTER_GAP, ListenStreams, type McpFetch } from './listenStreams';
 import { StreamReader } from './streamReader';
 import type { StreamEntry } from './streamReply';
 import { StreamWriter } from './streamWriter';
@@ -63,6 +64,8 @@ export interface RedisEventBusStats {
   gaps: number;
   /** Events in those gaps: published elsewhere, never delivered here. */
   lost: number;
+  /** Listen streams of attached handlers ended after a gap, so their clients re-read. */
+  streamsEnded: number;
   /** Local listeners (open listen streams on this process). */
   listeners: number;
   /** The reading connection is up and positioned. */
@@ -75,6 +78,13 @@ export interface RedisEventBus extends ServerEventBus {
   /** Resolves once the reading connection is positioned: events published after it reach this process. */
   ready(): Promise<void>;
   stats(): RedisEventBusStats;
+  /**
+   * Returns `handler` with its `fetch` wrapped (serve that one): after a gap, the listen streams
+   * it has open then end, so their clients listen again and re-read what they show. Without it
+   * a gap only sends each local listen stream the three `list_changed` (if its filter has them):
+   * a missed `notifications/resources/updated` would stay missed.
+   */
+  attach<H extends { fetch: McpFetch }>(handler: H): H;
   /**
    * Writes what it can, ends the reading connection and drops the listeners. Idempotent. A
    * reading connection still connecting is ended as soon as that connect succeeds or fails.
@@ -115,6 +125,7 @@ class RedisStreamEventBus implements RedisEventBus {
   readonly #maxEventSize: number;
   readonly #reporter: Reporter;
   readonly #fanout = new Fanout();
+  readonly #streams = new ListenStreams();
   readonly #writer: StreamWriter;
   readonly #reader: StreamReader;
   readonly #ready: Promise<void>;
@@ -132,6 +143,7 @@ class RedisStreamEventBus implements RedisEventBus {
     reconnects: 0,
     gaps: 0,
     lost: 0,
+    streamsEnded: 0,
   };
 
   constructor(options: RedisEventBusOptions) {
@@ -199,9 +211,10 @@ class RedisStreamEventBus implements RedisEventBus {
         gap: (lastId, count) => {
           this.#counts.gaps += 1;
           this.#counts.lost += count;
+          const ended = this.#afterGap();
           this.#reporter.report(
             'gap',
-            `${count} event(s) after ${lastId} were trimmed before this instance read them (raise \`retain\`)`,
+            `${count} event(s) after ${lastId} were trimmed before this instance read them (raise \`retain\`); ${ended} listen stream(s) ended`,
           );
         },
         failed: (error) =>
@@ -213,6 +226,10 @@ class RedisStreamEventBus implements RedisEventBus {
 
   ready(): Promise<void> {
     return this.#ready;
+  }
+
+  attach<H extends { fetch: McpFetch }>(handler: H): H {
+    return { ...handler, fetch: this.#streams.wrap(handler.fetch.bind(handler)) };
   }
 
   subscribe(listener: Listener): () => void {
@@ -270,10 +287,21 @@ class RedisStreamEventBus implements RedisEventBus {
 
   #deliver(event: ServerEvent): void {
     this.#counts.delivered += 1;
-    this.#fanout.deliver(event, (error) => {
-      this.#counts.listenerErrors += 1;
-      this.#reporter.report('listener', 'a bus listener threw', error);
-    });
+    this.#fanout.deliver(event, this.#listenerThrew);
+  }
+
+  readonly #listenerThrew = (error: unknown): void => {
+    this.#counts.listenerErrors += 1;
+    this.#reporter.report('listener', 'a bus listener threw', error);
+  };
+
+  /** Lost events: every local client must re-read (why this way: `listenStreams.ts`). */
+  #afterGap(): number {
+    if (this.#closed) return 0;
+    for (const event of AFTER_GAP) this.#fanout.deliver(event, this.#listenerThrew);
+    const ended = this.#streams.endAll();
+    this.#counts.streamsEnded += ended;
+    return ended;
   }
 
   #receive(entries: StreamEntry[]): void {

@@ -4,7 +4,11 @@
  * only. Records when each `notifications/resources/updated` reaches the client.
  */
 import { performance } from 'node:perf_hooks';
-import { InMemoryServerEventBus, type ServerEventBus } from '@modelcontextprotocol/server';
+import {
+  InMemoryServerEventBus,
+  type McpHttpHandler,
+  type ServerEventBus,
+} from '@modelcontextprotocol/server';
 import { QueryClient } from '@tanstack/query-core';
 import { createClient } from 'redis';
 import { expect } from 'vitest';
@@ -79,6 +83,7 @@ async function build(
   const buses: RedisEventBus[] = [];
   const clients: Array<{ isReady: boolean }> = [];
   const plain: ServerEventBus[] = [];
+  const serve: Array<((handler: McpHttpHandler) => McpHttpHandler) | undefined> = [];
   for (let i = 0; i < options.instances; i++) {
     if (kind === 'memory') {
       plain.push(new InMemoryServerEventBus());
@@ -99,10 +104,11 @@ async function build(
     await bus.ready();
     buses.push(bus);
     plain.push(bus);
+    serve.push((handler) => bus.attach(handler));
   }
   const instances: Instance[] = [];
   for (const [i, bus] of plain.entries()) {
-    const instance = await startInstance({ name: `instance-${i}`, store, bus });
+    const instance = await startInstance({ name: `instance-${i}`, store, bus, serve: serve[i] });
     cleanups.push(() => instance.close());
     instances.push(instance);
   }

@@ -54,6 +54,8 @@ export async function startInstance(options: {
   name: string;
   store: ResourceStore;
   bus: ServerEventBus;
+  /** What the HTTP server serves instead of the handler itself (a Redis bus's `attach`). */
+  serve?: (handler: McpHttpHandler) => McpHttpHandler;
 }): Promise<Instance> {
   const { name, store } = options;
   const service = createResourceService(store, newCounters(), undefined);
@@ -70,7 +72,7 @@ export async function startInstance(options: {
     },
     { bus },
   );
-  const serve = toNodeHandler(handler);
+  const serve = toNodeHandler(options.serve?.(handler) ?? handler);
   const sockets = new Set<Socket>();
   const http: Server = createServer((req, res) => {
     serve(req, res).catch(() => res.destroy());

@@ -87,6 +87,7 @@ async function redisBus(
     bus,
     fromOthers: () => bus.stats().received,
     connected: () => bus.stats().connected,
+    attach: (handler) => bus.attach(handler),
     close: () => bus.close(),
   };
 }
@@ -99,6 +100,7 @@ function memoryBus(name: string, logger: Logger): BusHandle {
     // No path between instances: that is the point.
     fromOthers: () => 0,
     connected: () => null,
+    attach: (handler) => handler,
     close: async () => {},
   };
 }

@@ -45,6 +45,8 @@ export interface BusHandle {
   fromOthers(): number;
   /** Redis: the reading connection is up; `null` for an in-memory bus. */
   connected(): boolean | null;
+  /** The handler to serve: Redis ends its listen streams after a gap (clients then re-read). */
+  attach(handler: McpHttpHandler): McpHttpHandler;
   close(): Promise<void>;
 }
 
@@ -106,18 +108,20 @@ export class DemoInstance {
     const caps = resolveCapabilities(undefined);
     const service = createResourceService(options.store, this.#counters, undefined);
     const catalog = createCatalogService(options.store, this.#counters, undefined);
-    this.handler = createMcpHandler(
-      (ctx) => {
-        // Without `subscribe: true` the SDK silently drops resourceSubscriptions from every ack.
-        const server = new McpServer(
-          { name: `playground-${this.name}`, version: '1.0.0' },
-          { capabilities: v2Capabilities(caps) },
-        );
-        installV2ResourceHandlers(server, service, { cacheHints: ctx.era === 'modern' });
-        installV2CatalogHandlers(server, catalog, caps);
-        return server;
-      },
-      { bus },
+    this.handler = options.bus.attach(
+      createMcpHandler(
+        (ctx) => {
+          // Without `subscribe: true` the SDK silently drops resourceSubscriptions from every ack.
+          const server = new McpServer(
+            { name: `playground-${this.name}`, version: '1.0.0' },
+            { capabilities: v2Capabilities(caps) },
+          );
+          installV2ResourceHandlers(server, service, { cacheHints: ctx.era === 'modern' });
+          installV2CatalogHandlers(server, catalog, caps);
+          return server;
+        },
+        { bus },
+      ),
     );
     this.publisher = {
       resourceUpdated: (uri) => this.handler.notify.resourceUpdated(uri),

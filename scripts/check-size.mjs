@@ -93,9 +93,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * negative, past 2^31 - 1 ms, where setTimeout fires at once), a timeout of 0, or a reconnect cap
  * under 100 ms (a server refusing at once was asked again in a tight loop) ends the connection in
  * `error` naming the option before anything is sent (durations.ts).
+ * 20,202 B (+23 B): a 2025 response whose end is all that is watched passes through the platform's
+ * identity TransformStream instead of a read loop of ours per chunk (Chromium, 200 rows on a 2025
+ * server: ours 1.15x the floor to 1.12x, three paired runs, within this machine's noise).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_179;
+export const CEILING_GZIP_BYTES = 20_202;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

@@ -32,6 +32,34 @@ describe('watchEvents', () => {
     expect(onEnd).toHaveBeenCalledTimes(1);
   });
 
+  it.each([
+    ['only its end is watched', {}],
+    ['its events are looked into', { onEventId: () => {} }],
+  ])('reports the end once when the body fails or the reader cancels (%s)', async (_, watch) => {
+    const failing = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(update('a://1')));
+        controller.error(new Error('connection reset'));
+      },
+    });
+    const failed = vi.fn();
+    await expect(
+      new Response(watchEvents(failing, { onEnd: failed, ...watch })).text(),
+    ).rejects.toThrow('connection reset');
+    expect(failed).toHaveBeenCalledTimes(1);
+
+    let cancelledWith: unknown;
+    const open = new ReadableStream<Uint8Array>({
+      cancel(reason) {
+        cancelledWith = reason;
+      },
+    });
+    const cancelled = vi.fn();
+    await watchEvents(open, { onEnd: cancelled, ...watch }).cancel('gone');
+    await vi.waitFor(() => expect(cancelled).toHaveBeenCalledTimes(1));
+    expect(cancelledWith).toBe('gone');
+  });
+
   it('drops the updates nobody wants, wherever the chunks are cut, and counts each', async () => {
     const kept = `retry: 10\n\n${update('a://1', '1')}`;
     const text = `${update('nobody://1', '2')}${kept}${update('nobody://2', '3')}`;

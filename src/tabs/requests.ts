@@ -5,6 +5,8 @@ import type { TabMessage } from './protocol';
 
 /** How often a request asks the leader whether it still runs it, before giving up on it. */
 const ASKS = 2;
+/** The longest delay one timer takes (past it, `setTimeout` fires at once): `after` chains. */
+const TIMER_MAX_MS = 2 ** 31 - 1;
 
 export type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
 
@@ -46,8 +48,9 @@ export class Requests {
   #queued = new Set<number>();
   /** Sent to the current leader, its reply not in yet. */
   readonly #running = new Set<number>();
-  /** To ask the leader about, this tick. */
+  /** To ask the leader about, this tick; `#askingAll`: all of `#running`. */
   readonly #asking = new Set<number>();
+  #askingAll = false;
   /** Counts the leader's words that it still runs some of this tab's requests. */
   #workingSaid = 0;
 
@@ -207,7 +210,7 @@ export class Requests {
     const step = quietMs / (ASKS + 1);
     let silent = 0;
     let said = this.#workingSaid;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopTimer = () => {};
     const due = () => {
       // Not sent yet, for want of a place: while the leader works on the requests that hold the
       // places, this one waits with them (a leader that says nothing frees them as they expire).
@@ -219,20 +222,25 @@ export class Requests {
         this.#expire(id, quietMs);
         return;
       }
+      // Queued, it asks about every request holding a place: a read this tab cancelled holds
+      // its place until the leader replies, and nothing else asks about it.
       if (silent > 0 && this.#running.has(id)) this.#ask(id);
-      timer = setTimeout(due, step);
+      else if (silent > 0 && this.#queued.has(id)) this.#ask(undefined);
+      stopTimer = after(step, due);
     };
-    timer = setTimeout(due, step);
-    const bound = setTimeout(() => this.#expire(id, boundMs), boundMs);
+    stopTimer = after(step, due);
+    // Derived from options of up to 2^31 - 1 ms each (durations.ts), the bound can be longer than
+    // a timer holds: a timer given it would fire at once.
+    const stopBound = after(boundMs, () => this.#expire(id, boundMs));
     return {
       stop: () => {
-        clearTimeout(timer);
-        clearTimeout(bound);
+        stopTimer();
+        stopBound();
       },
       heard: () => {
         silent = 0;
-        clearTimeout(timer);
-        timer = setTimeout(due, step);
+        stopTimer();
+        stopTimer = after(step, due);
       },
     };
   }
@@ -261,13 +269,20 @@ export class Requests {
     );
   }
 
-  /** Ask the leader, once a tick, whether it still runs these (it answers `working`). */
-  #ask(id: number): void {
-    this.#asking.add(id);
-    if (this.#asking.size > 1) return;
+  /**
+   * Ask the leader, once a tick, whether it still runs these (`undefined`: every request of this
+   * tab it has, the cancelled ones too); it answers `working`.
+   */
+  #ask(id: number | undefined): void {
+    const first = this.#asking.size === 0 && !this.#askingAll;
+    if (id === undefined) this.#askingAll = true;
+    else this.#asking.add(id);
+    if (!first) return;
     queueMicrotask(() => {
-      const ids = [...this.#asking].filter((one) => this.#running.has(one));
+      const asked = this.#askingAll ? this.#running : this.#asking;
+      const ids = [...asked].filter((one) => this.#running.has(one));
       this.#asking.clear();
+      this.#askingAll = false;
       if (ids.length > 0) this.#send({ type: 'waiting', tab: this.#tab, ids });
     });
   }
@@ -287,6 +302,17 @@ export class Requests {
       this.#send(pending.request);
     }
   }
+}
+
+/** Runs `run` once `ms` have passed, however long that is (chained timers); returns the stop. */
+function after(ms: number, run: () => void): () => void {
+  let timer: ReturnType<typeof setTimeout>;
+  const arm = (left: number) => {
+    const next = left > TIMER_MAX_MS ? () => arm(left - TIMER_MAX_MS) : run;
+    timer = setTimeout(next, Math.min(left, TIMER_MAX_MS));
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
 }
 
 function lostCall(): McpQueryError {

@@ -8,9 +8,10 @@
  * short.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool } from '../../src/core';
-import { track } from '../support/deferred';
-import { start } from '../support/eras';
+import { callTool, type McpCacheSyncOptions } from '../../src/core';
+import { MAX_REQUESTS_PER_TAB } from '../../src/tabs/leader';
+import { deferred, track } from '../support/deferred';
+import { start, text } from '../support/eras';
 import { BrowserLocks, openTab } from '../support/tabs';
 import { eventually } from '../support/wait';
 
@@ -19,24 +20,26 @@ const FOLLOWER_TIMEOUT_MS = 1000;
 /** How many progress notifications the ticking tool sends, and how far apart. */
 const TICKS = 15;
 const TICK_MS = 200;
+const URI = 'doc://held';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const close of cleanups.splice(0).reverse()) await close();
 });
 
-async function group() {
+async function group(followerOptions: Partial<McpCacheSyncOptions> = {}) {
   const server = await start('modern');
   server.store.setTools([
     { name: 'held', hold: true },
     { name: 'ticking', progress: TICKS, stepMs: TICK_MS },
+    { name: 'quick' },
   ]);
   cleanups.push(() => {
     server.store.extras.release();
     return server.close();
   });
   const locks = new BrowserLocks();
-  const open = (requestTimeoutMs?: number) => {
+  const open = (requestTimeoutMs?: number, extra: Partial<McpCacheSyncOptions> = {}) => {
     const tab = openTab(
       locks,
       {
@@ -44,6 +47,7 @@ async function group() {
         lingerMs: 10,
         reconnect: { initialDelayMs: 20, maxDelayMs: 100 },
         ...(requestTimeoutMs !== undefined && { requestTimeoutMs }),
+        ...extra,
       },
       { livenessMs: 100 },
     );
@@ -52,7 +56,7 @@ async function group() {
   };
   const leader = open();
   await eventually(() => expect(leader.tabs()?.leader).toBe(true));
-  const follower = open(FOLLOWER_TIMEOUT_MS);
+  const follower = open(FOLLOWER_TIMEOUT_MS, followerOptions);
   await eventually(() => expect(follower.tabs()?.tabs).toBe(2));
   await eventually(() => expect(follower.sync.getState().status).toBe('ready'));
   return { server, leader, follower };
@@ -108,6 +112,86 @@ describe('a follower’s call through a leader that stops talking (rule 14)', ()
     });
     expect(call.error).toBeUndefined();
     expect(progress).toHaveLength(TICKS);
+    expect(server.counters().toolCalls).toBe(1);
+  });
+
+  // Options durations.ts takes (at most 2^31 - 1 ms each) make the follower's own bounds longer
+  // than a timer holds (twice toolMaxTotalTimeoutMs, about sixty requestTimeoutMs for a read): a
+  // timer given one fires at once, and gave up on what the leader still ran.
+  it('a call of a follower whose toolMaxTotalTimeoutMs is 2^31 - 1 waits for the leader', async () => {
+    const { server, follower } = await group({ toolMaxTotalTimeoutMs: 2 ** 31 - 1 });
+    const call = track(callTool(follower.sync, { name: 'held' }));
+    await eventually(() => expect(server.store.extras.held()).toBe(1));
+    await eventually(() => expect(follower.channels.heard('working').length).toBeGreaterThan(0), {
+      timeout: 6 * FOLLOWER_TIMEOUT_MS,
+    });
+    expect(call.state).toBe('pending');
+    server.store.extras.release();
+    await eventually(() => expect(call.state).toBe('resolved'));
+    expect(call.value?.isError).not.toBe(true);
+    expect(server.counters().toolCalls).toBe(1);
+  });
+
+  it('a read of a follower whose requestTimeoutMs is 2^31 - 1 waits for the leader', async () => {
+    const { server, follower } = await group({ requestTimeoutMs: 2 ** 31 - 1 });
+    server.store.upsert(text(URI, 'v1'));
+    const answer = deferred();
+    cleanups.push(() => answer.resolve());
+    let reads = 0;
+    server.store.onRead(async (uri) => {
+      if (uri !== URI) return;
+      reads += 1;
+      await answer.promise;
+    });
+    const read = track(
+      follower.queryClient.fetchQuery({ ...follower.sync.resourceQueryOptions(URI), retry: false }),
+    );
+    await eventually(() => expect(reads).toBe(1));
+    answer.resolve();
+    await eventually(() => expect(read.state).not.toBe('pending'));
+    expect(read.error).toBeUndefined();
+    expect(read.value).toMatchObject({ contents: [{ uri: URI, text: 'v1' }] });
+  });
+
+  // A read TanStack cancelled (its row scrolled away) keeps its place until the leader replies,
+  // as the leader still runs it; nothing of this tab waits on it any more, so nobody asked about
+  // it. A call queued behind 256 of them heard nothing and was given up on as "not sent".
+  it('a call queued behind reads this tab cancelled, which the leader still runs, waits for a place', async () => {
+    const { server, follower } = await group();
+    const uris = Array.from({ length: MAX_REQUESTS_PER_TAB }, (_, index) => `doc://row/${index}`);
+    for (const uri of uris) server.store.upsert(text(uri, uri));
+    const gate = deferred();
+    cleanups.push(() => gate.resolve());
+    let reads = 0;
+    server.store.onRead(async (uri) => {
+      if (!uri.startsWith('doc://row/')) return;
+      reads += 1;
+      await gate.promise;
+    });
+    const rows = uris.map((uri) =>
+      track(
+        follower.queryClient.fetchQuery({
+          ...follower.sync.resourceQueryOptions(uri),
+          retry: false,
+        }),
+      ),
+    );
+    // The leader reads them in turns: the first turns reach the server and wait there.
+    await eventually(() => expect(reads).toBeGreaterThan(0));
+    await follower.queryClient.cancelQueries();
+    await eventually(() => expect(rows.every((row) => row.state === 'rejected')).toBe(true));
+    const answered = follower.channels.heard('working').length;
+    const call = track(callTool(follower.sync, { name: 'quick' }));
+    // Four answers: the call has waited longer than a silent leader is waited for.
+    await eventually(
+      () => expect(follower.channels.heard('working').length).toBeGreaterThanOrEqual(answered + 4),
+      { timeout: 12 * FOLLOWER_TIMEOUT_MS },
+    );
+    expect(call.state).toBe('pending');
+    expect(server.counters().toolCalls).toBe(0);
+    gate.resolve();
+    await eventually(() => expect(call.state).toBe('resolved'), { timeout: 10_000 });
+    expect(call.value?.isError).not.toBe(true);
     expect(server.counters().toolCalls).toBe(1);
   });
 });

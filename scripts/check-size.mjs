@@ -96,9 +96,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * 20,202 B (+23 B): a 2025 response whose end is all that is watched passes through the platform's
  * identity TransformStream instead of a read loop of ours per chunk (Chromium, 200 rows on a 2025
  * server: ours 1.15x the floor to 1.12x, three paired runs, within this machine's noise).
+ * 20,208 B (+6 B), for correctness (rule 8): a tab whose durations cannot work joins no tab
+ * group, so it shows the error and sends nothing (as a follower it sent through the leader and
+ * showed `ready`; as the leader it put every tab of the group in error).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_202;
+export const CEILING_GZIP_BYTES = 20_208;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

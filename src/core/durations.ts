@@ -8,7 +8,9 @@ const MAX_MS = 2 ** 31 - 1;
  * Why the durations given (every option named `…Ms`, `reconnect`'s too) make no sense (rule 8),
  * or nothing. Each is a number of milliseconds a timer can take; a timeout is more than nothing;
  * the reconnect cap is at least 100 ms, or a server that refuses at once would be asked again in
- * a tight loop (full jitter draws each delay from 0 up to the cap).
+ * a tight loop (full jitter draws each delay from 0 up to the cap). A tab with such options joins
+ * no sharing group (mcpCacheSync.ts): as a follower it would connect nothing of its own, show the
+ * leader's state and send through it; as the leader, end every tab's connection in error.
  */
 export function invalidDurations(options: McpCacheSyncOptions): McpQueryError | undefined {
   for (const [name, ms] of Object.entries<unknown>({ ...options, ...options.reconnect })) {

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Query, QueryClient } from '@tanstack/query-core';
 import { CacheBridge } from './cacheBridge';
 import { systemClock } from './clock';
+import { invalidDurations } from './durations';
 import { McpQueryError } from './errors';
 import { EventBus, type McpEvent, type McpEventInput } from './events';
 import { Holds } from './holds';
@@ -130,8 +131,9 @@ export class McpCacheSync {
       demand,
       identity: () => this.#identity,
     });
+    // Options that cannot work join no tab group: this tab's own connection ends in error (rule 8).
     this.#upstream =
-      options.shareAcrossTabs?.upstream(this.#local, {
+      (invalidDurations(options) ? undefined : options.shareAcrossTabs)?.upstream(this.#local, {
         queryClient,
         keys: this.keys,
         bus: this.#bus,
@@ -149,8 +151,7 @@ export class McpCacheSync {
         signal: this.#life.signal,
       }) ?? this.#local;
 
-    // Serve this scope from now on: the previous server's data, or another
-    // identity's private data, is gone before anything renders with it.
+    // Serve this scope from now on: the previous server's data, or another identity's, is gone.
     this.#serving = attach(queryClient, this.keys.scope, this.#upstream);
     bridge.registerDefaults(routedQueryFn(this.keys.scope));
     this.#reset = adoptPartition(queryClient, this.keys, this.#identity);

@@ -7,9 +7,11 @@
  */
 import { QueryClient } from '@tanstack/query-core';
 import { describe, expect, it } from 'vitest';
+import { callTool } from '../../src/core';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { atEnd } from '../support/atEnd';
 import { serve, text } from '../support/eras';
+import { BrowserLocks, openTab } from '../support/tabs';
 import { eventually } from '../support/wait';
 
 const URI = 'config://app';
@@ -64,5 +66,43 @@ describe('a duration option no timer can take is a clear error, and nothing is s
       silenceProbeMs: 200,
     });
     await eventually(() => expect(sync.getState().status).toBe('ready'));
+  });
+});
+
+describe('with shareAcrossTabs, a tab whose durations cannot work', () => {
+  // Tabs of one server, scope and identity share a group whatever their options (another build of
+  // the app, another page): a follower connects nothing of its own, so its options were never
+  // checked. It showed the leader's `ready` and sent its reads and calls through it.
+  // Opened first, it led: its connection ended in error, and so did every tab following it.
+  it.each([
+    ['opened after a tab that leads', false],
+    ['opened first', true],
+  ])('is in error, sends nothing, and the other tabs are served (%s)', async (_, first) => {
+    const server = await serve('modern');
+    server.store.upsert(text(URI, 'v1'));
+    server.store.setTools([{ name: 'quick' }]);
+    const locks = new BrowserLocks();
+    const openInvalid = () => {
+      const tab = openTab(locks, { url: server.url, toolTimeoutMs: 2 ** 31 });
+      atEnd(tab.close);
+      return tab;
+    };
+    const early = first ? openInvalid() : undefined;
+    const valid = openTab(locks, { url: server.url });
+    atEnd(valid.close);
+    await eventually(() => expect(valid.sync.getState().status).toBe('ready'));
+    const invalid = early ?? openInvalid();
+    await eventually(() => expect(invalid.sync.getState().status).toBe('error'));
+    expect(invalid.sync.getState().error).toMatchObject({ code: 'INVALID_OPTIONS' });
+    expect(invalid.sync.getState().error?.message).toContain('toolTimeoutMs');
+    await expect(callTool(invalid.sync, { name: 'quick' })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+    });
+    expect(server.counters().toolCalls).toBe(0);
+    // The valid tab leads on, for itself.
+    await expect(callTool(valid.sync, { name: 'quick' })).resolves.toMatchObject({
+      content: [{ text: 'called quick with {}' }],
+    });
+    expect(valid.sync.getState().status).toBe('ready');
   });
 });

@@ -5,6 +5,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { McpQueryError } from '../core/errors';
 import { resolveUrl } from '../core/failure';
+import { Refreshes } from './refreshes';
 import { randomState, type SignIn } from './signIn';
 import { type KeyValueStorage, StoredJson } from './storage';
 
@@ -142,35 +143,18 @@ export function whoSignedIn(
   );
 }
 
-/**
- * The tokens this page handed to the SDK's `auth()` (asked for with a
- * context: to refresh them, or to see there are none), by refresh token,
- * with the count of sign-outs then. A refresh's answer belongs to tokens
- * handed out, which are not the held ones once someone signed out, or in
- * again, meanwhile.
- */
-export class HandedOut {
-  readonly #signOuts = new Map<string, number>();
-
-  note(tokens: StoredOAuthTokens | undefined, signOuts: number): void {
-    if (!tokens) return;
-    const key = tokens.refresh_token ?? '';
-    this.#signOuts.delete(key);
-    this.#signOuts.set(key, signOuts);
-    const oldest = this.#signOuts.keys().next().value;
-    if (this.#signOuts.size > 16 && oldest !== undefined) this.#signOuts.delete(oldest);
-  }
-
-  /**
-   * Whether `saved` (a refresh's answer) may be for other tokens than
-   * `held`: nothing is held; the held tokens were not handed out since the
-   * latest sign-out (`signOuts`); or it keeps another refresh token handed
-   * out here (the SDK keeps the one it refreshed when none comes back).
-   */
-  stale(saved: StoredOAuthTokens, held: StoredOAuthTokens | undefined, signOuts: number): boolean {
-    if (!held || this.#signOuts.get(held.refresh_token ?? '') !== signOuts) return true;
-    const kept = saved.refresh_token;
-    return kept !== undefined && kept !== held.refresh_token && this.#signOuts.has(kept);
+/** Whether `text`, what a provider stored under its key, holds tokens or an identity. */
+export function holdsTokens(text: string | null): boolean {
+  try {
+    const saved = JSON.parse(text ?? '{}') as Partial<Saved> | null;
+    return Object.values(saved?.resources ?? {}).some(
+      (signed) =>
+        signed?.latest !== undefined ||
+        signed?.identity !== undefined ||
+        Object.keys(signed?.tokens ?? {}).length > 0,
+    );
+  } catch {
+    return text !== null; // unreadable: whatever it is goes with the add
   }
 }
 
@@ -178,7 +162,7 @@ export class HandedOut {
 export class Credentials {
   readonly #stored: StoredJson<Saved>;
   readonly #resource: string;
-  readonly #handedOut = new HandedOut();
+  readonly #refreshes = new Refreshes();
 
   constructor(storage: KeyValueStorage, key: string, resource: string, onChange: () => void) {
     this.#resource = resource;
@@ -201,16 +185,14 @@ export class Credentials {
     return issuer === undefined ? signed.latest : signed.tokens[issuer];
   }
 
-  /** The tokens held for `issuer`, handed to the SDK's `auth()`, which may refresh them. */
-  handOut(issuer: string): StoredOAuthTokens | undefined {
-    const held = this.held(issuer);
-    this.#handedOut.note(held, this.signOuts());
-    return held;
+  /** The SDK's `auth()` refreshes `tokens` now (`Refreshes`). */
+  refreshing(tokens: StoredOAuthTokens): void {
+    this.#refreshes.started(tokens, this.signOuts());
   }
 
-  /** Whether a refresh's answer `saved` is for tokens not held any more (`HandedOut`). */
+  /** Whether a refresh's answer `saved` is for tokens not held any more (`Refreshes`). */
   stale(saved: StoredOAuthTokens, issuer?: string): boolean {
-    return this.#handedOut.stale(saved, this.held(issuer), this.signOuts());
+    return this.#refreshes.stale(saved, this.held(issuer), this.signOuts());
   }
 
   /** Tokens and identity go; the count of sign-outs goes up (by any provider on the storage). */
@@ -243,10 +225,15 @@ export class Credentials {
     this.#stored.update((saved) => ({ ...saved, clients: change(saved.clients ?? {}) }));
   }
 
-  /** What the SDK asks to discard (`invalidateCredentials`): the sign-in in progress aside. */
+  /**
+   * What the SDK asks to discard (`invalidateCredentials`): the sign-in in progress aside. It
+   * discards tokens when a refresh fails (`invalid_grant`): only held tokens a refresh here
+   * started from since the latest sign-out go, never those of someone who signed in since, nor
+   * tokens another tab refreshed meanwhile (`Refreshes`).
+   */
   invalidate(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     const all = scope === 'all';
-    if (all || scope === 'tokens') {
+    if (all || (scope === 'tokens' && this.#refreshedHeld())) {
       this.setSigned((signed) =>
         all
           ? { tokens: {}, signOuts: signed.signOuts }
@@ -255,6 +242,14 @@ export class Credentials {
     }
     if (all || scope === 'client') this.setClients(() => ({}));
     if (all || scope === 'discovery') this.setDiscovery(undefined);
+  }
+
+  #refreshedHeld(): boolean {
+    const { latest, tokens } = this.signed();
+    const signOuts = this.signOuts();
+    return [latest, ...Object.values(tokens)].some((held) =>
+      this.#refreshes.startedFrom(held, signOuts),
+    );
   }
 
   discovery(): OAuthDiscoveryState | undefined {

@@ -10,6 +10,7 @@ import {
 import { McpQueryError } from '../core/errors';
 import { invalidUrl } from '../core/failure';
 import type { AuthAware, AuthControl } from '../core/signIn';
+import { followedBy } from './control';
 import { Credentials, canonicalResource, otherServer, signedWith, stepUpOf } from './credentials';
 import { clientMetadataOf, type OAuthProviderOptions } from './options';
 import { leaveFor } from './popup';
@@ -119,14 +120,20 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * resource; tokens saved for another resource are never returned.
    */
   tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
-    return ctx ? this.#saved.handOut(ctx.issuer) : this.#saved.held();
+    return this.#saved.held(ctx?.issuer);
+  }
+
+  /** The SDK refreshes `tokens` now: what it brings back is theirs alone (`Refreshes`). */
+  scopeForRefresh(tokens: StoredOAuthTokens): undefined {
+    this.#saved.refreshing(tokens);
+    return undefined;
   }
 
   /**
    * Signed out meanwhile (here, in another tab, or the server was removed):
    * a code exchange that began before saves nothing, nor does a refresh of
-   * tokens that are not the held ones any more (nothing is held, or someone
-   * signed in since).
+   * tokens that are not the held ones any more (nothing is held, someone
+   * signed in since, or the held ones were refreshed elsewhere).
    */
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
     const exchange = this.#exchanging;
@@ -170,7 +177,8 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    // A code that fails to redeem says nothing about the tokens already held.
+    // A code that fails to redeem says nothing about the tokens already held (nor does a
+    // refresh of other tokens: `Credentials#invalidate`).
     if (scope !== 'tokens' || !this.#exchanging) this.#saved.invalidate(scope);
     if (scope === 'all') this.#signIn.clear();
     else if (scope === 'verifier') this.#signIn.add({ verifier: undefined });
@@ -187,20 +195,9 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
     return this.#saved.signed().identity;
   }
 
-  /**
-   * Called by the connection this provider signs in for: tokens changing
-   * (here or in another tab) reach it, and `useMcp().authorize()` starts
-   * this provider's sign-in.
-   */
+  /** Called by the connection this provider signs in for (`followedBy`). */
   bind(control: AuthControl): () => void {
-    control.setAuthorize(() => void this.authorize().catch(control.failed));
-    let signedIn = this.identity();
-    return this.subscribe(() => {
-      const now = this.identity();
-      const renew = now !== signedIn;
-      signedIn = now;
-      control.signedIn(now, this.tokens() !== undefined, renew);
-    });
+    return followedBy(this, control);
   }
 
   /** Tokens changed (signed in, refreshed, signed out), here or in another tab. */

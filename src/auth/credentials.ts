@@ -185,6 +185,13 @@ export class Credentials {
     return issuer === undefined ? signed.latest : signed.tokens[issuer];
   }
 
+  /** The tokens held for `issuer`, handed to the SDK's `auth()`, which may refresh them. */
+  handOut(issuer: string): StoredOAuthTokens | undefined {
+    const held = this.held(issuer);
+    this.#refreshes.handedOut(held, this.signOuts());
+    return held;
+  }
+
   /** The SDK's `auth()` refreshes `tokens` now (`Refreshes`). */
   refreshing(tokens: StoredOAuthTokens): void {
     this.#refreshes.started(tokens, this.signOuts());

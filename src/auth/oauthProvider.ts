@@ -117,10 +117,11 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   /**
    * Without a context the SDK asks for the token to send to the server the
    * transport talks to, which the connection has checked is this provider's
-   * resource; tokens saved for another resource are never returned.
+   * resource; tokens saved for another resource are never returned. With one, `auth()` may
+   * refresh them: an SDK before 2.4.0 names no refresh, and a hand-out stands for one (`Refreshes`).
    */
   tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
-    return this.#saved.held(ctx?.issuer);
+    return ctx ? this.#saved.handOut(ctx.issuer) : this.#saved.held();
   }
 
   /** The SDK refreshes `tokens` now: what it brings back is theirs alone (`Refreshes`). */

@@ -3,25 +3,11 @@ import type { StoredOAuthTokens } from '@modelcontextprotocol/client';
 /** Refresh tokens remembered; older ones are forgotten (their refreshes long over). */
 const MAX_REMEMBERED = 16;
 
-/**
- * The refreshes this page started (the SDK's `auth()` names the tokens it
- * refreshes in `scopeForRefresh`, right before asking the authorization
- * server), by refresh token, with the count of sign-outs then. What a
- * refresh brings back, its answer or its failure, belongs to the tokens it
- * started from, and says nothing about tokens no refresh here started from:
- * someone who signed in since (after a sign-out or not), another tab's
- * refresh, a step-up's tokens (taken to look at, never refreshed).
- *
- * What it cannot tell: two refreshes in flight at once, one of the previous
- * user's tokens and one of the held ones (the SDK's answer and failure name
- * neither). The held ones' refresh must then have started after the next
- * user signed in while the other is still out: a token endpoint that slow.
- */
-export class Refreshes {
+/** Refresh tokens noted, each with the count of sign-outs when it was noted. */
+class Notes {
   readonly #signOuts = new Map<string, number>();
 
-  /** A refresh of `tokens` starts, `signOuts` sign-outs so far. */
-  started(tokens: StoredOAuthTokens, signOuts: number): void {
+  note(tokens: StoredOAuthTokens, signOuts: number): void {
     const key = tokens.refresh_token ?? '';
     this.#signOuts.delete(key);
     this.#signOuts.set(key, signOuts);
@@ -31,9 +17,57 @@ export class Refreshes {
     }
   }
 
+  at(tokens: StoredOAuthTokens): number | undefined {
+    return this.#signOuts.get(tokens.refresh_token ?? '');
+  }
+
+  has(refreshToken: string): boolean {
+    return this.#signOuts.has(refreshToken);
+  }
+}
+
+/**
+ * The refreshes this page started (the SDK's `auth()` names the tokens it
+ * refreshes in `scopeForRefresh`, right before asking the authorization
+ * server), by refresh token, with the count of sign-outs then. What a
+ * refresh brings back, its answer or its failure, belongs to the tokens it
+ * started from, and says nothing about tokens no refresh here started from:
+ * someone who signed in since (after a sign-out or not), another tab's
+ * refresh, a step-up's tokens (taken to look at, never refreshed).
+ *
+ * `@modelcontextprotocol/client` before 2.4.0 never calls `scopeForRefresh`.
+ * Until it has been called, the tokens handed to `auth()` (asked for with a
+ * context: to refresh them, or to look at them) stand for the refreshes
+ * started: every refresh of those SDKs is so handed out first, so refreshes
+ * still save their answer and discard tokens refused, as before 2.4.0 (a
+ * step-up's hand-out then counts too: the late answer of the previous
+ * user's refresh, during the next user's step-up, is taken as theirs).
+ *
+ * What it cannot tell: two refreshes in flight at once, one of the previous
+ * user's tokens and one of the held ones (the SDK's answer and failure name
+ * neither). The held ones' refresh must then have started after the next
+ * user signed in while the other is still out: a token endpoint that slow.
+ */
+export class Refreshes {
+  readonly #started = new Notes();
+  readonly #handedOut = new Notes();
+  /** Whether the SDK names its refreshes (`scopeForRefresh`, 2.4.0 on). */
+  #named = false;
+
+  /** `tokens` are handed to the SDK's `auth()`, which may refresh them. */
+  handedOut(tokens: StoredOAuthTokens | undefined, signOuts: number): void {
+    if (tokens) this.#handedOut.note(tokens, signOuts);
+  }
+
+  /** A refresh of `tokens` starts, `signOuts` sign-outs so far. */
+  started(tokens: StoredOAuthTokens, signOuts: number): void {
+    this.#named = true;
+    this.#started.note(tokens, signOuts);
+  }
+
   /** Whether a refresh started here from `held` since the latest sign-out (`signOuts`). */
   startedFrom(held: StoredOAuthTokens | undefined, signOuts: number): boolean {
-    return held !== undefined && this.#signOuts.get(held.refresh_token ?? '') === signOuts;
+    return held !== undefined && this.#notes().at(held) === signOuts;
   }
 
   /**
@@ -45,6 +79,10 @@ export class Refreshes {
   stale(saved: StoredOAuthTokens, held: StoredOAuthTokens | undefined, signOuts: number): boolean {
     if (!this.startedFrom(held, signOuts)) return true;
     const kept = saved.refresh_token;
-    return kept !== undefined && kept !== held?.refresh_token && this.#signOuts.has(kept);
+    return kept !== undefined && kept !== held?.refresh_token && this.#notes().has(kept);
+  }
+
+  #notes(): Notes {
+    return this.#named ? this.#started : this.#handedOut;
   }
 }

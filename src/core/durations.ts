@@ -1,8 +1,6 @@
-import { McpQueryError } from './errors';
+import type { McpQueryError } from './errors';
 import type { McpCacheSyncOptions } from './options';
-
-/** The longest delay a timer takes: past it, `setTimeout` fires at once. */
-const MAX_MS = 2 ** 31 - 1;
+import { invalidDuration } from './timerMs';
 
 /**
  * Why the durations given (every option named `…Ms`, `reconnect`'s too) make no sense (rule 8),
@@ -15,15 +13,7 @@ const MAX_MS = 2 ** 31 - 1;
 export function invalidDurations(options: McpCacheSyncOptions): McpQueryError | undefined {
   for (const [name, ms] of Object.entries<unknown>({ ...options, ...options.reconnect })) {
     const least = name === 'maxDelayMs' ? 100 : /Timeout/.test(name) ? 1 : 0;
-    if (
-      /Ms$/.test(name) &&
-      ms !== undefined &&
-      !(typeof ms === 'number' && ms >= least && ms <= MAX_MS)
-    ) {
-      return new McpQueryError(
-        'INVALID_OPTIONS',
-        `${name} must be from ${least} to ${MAX_MS} ms, got ${String(ms)}`,
-      );
-    }
+    const invalid = /Ms$/.test(name) ? invalidDuration(name, ms, least) : undefined;
+    if (invalid) return invalid;
   }
 }

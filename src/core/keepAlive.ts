@@ -3,6 +3,7 @@ import type { Clock } from './clock';
 import { errorMessage } from './errors';
 import type { Emit, McpEventInput } from './events';
 import { delay, whileAlive } from './lifetime';
+import { invalidDuration } from './timerMs';
 
 /** What a session's keep-alive is given when the connection opens the session. */
 export interface KeepAliveContext {
@@ -36,6 +37,9 @@ const HEARD = new Set<McpEventInput['type']>(['updated', 'list_changed', 'log', 
  * of this code.
  */
 export function keepAlive({ pingIntervalMs: intervalMs }: { pingIntervalMs: number }): KeepAlive {
+  // Not a period a timer can take (NaN would ping in a tight loop): a clear error at once.
+  const invalid = invalidDuration('pingIntervalMs', intervalMs ?? Number.NaN, 1);
+  if (invalid) throw invalid;
   return { session: (context) => sessionKeepAlive(intervalMs, context) };
 }
 

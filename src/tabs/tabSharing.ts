@@ -6,6 +6,7 @@ import type { NotifiedList } from '../core/lists';
 import { definePrompts } from '../core/prompts';
 import { defineServerLog } from '../core/serverLog';
 import { defineTasks } from '../core/tasks';
+import { invalidDuration } from '../core/timerMs';
 import type {
   CallToolVariables,
   LocalUpstreamControl,
@@ -51,6 +52,9 @@ export interface PageLike {
  * one), each tab connects by itself. docs/design.md, "Tab sharing".
  */
 export function shareAcrossTabs(options: ShareAcrossTabsOptions = {}): TabSharingOption {
+  // A sweep more often than every 100 ms (or NaN: every tick) would only burn the leader's CPU.
+  const invalid = invalidDuration('livenessMs', options.livenessMs, 100);
+  if (invalid) throw invalid;
   // The leading tab serves every tab's keys, and relays every event, whatever its own page
   // imported: prompts, completions, tasks and log messages are all known here.
   definePrompts();

@@ -8,7 +8,9 @@
 import { QueryClient } from '@tanstack/query-core';
 import { describe, expect, it } from 'vitest';
 import { callTool } from '../../src/core';
+import { keepAlive } from '../../src/core/keepAlive';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
+import { shareAcrossTabs } from '../../src/tabs';
 import { atEnd } from '../support/atEnd';
 import { serve, text } from '../support/eras';
 import { BrowserLocks, openTab } from '../support/tabs';
@@ -104,5 +106,40 @@ describe('with shareAcrossTabs, a tab whose durations cannot work', () => {
       content: [{ text: 'called quick with {}' }],
     });
     expect(valid.sync.getState().status).toBe('ready');
+  });
+});
+
+describe('the option factories refuse a period no timer can take, when called', () => {
+  it.each([
+    ['NaN', Number.NaN],
+    ['missing', undefined],
+    ['0 (a ping every tick)', 0],
+    ['past 2^31 - 1 ms', 2 ** 31],
+  ])('keepAlive({ pingIntervalMs: %s })', (_, pingIntervalMs) => {
+    expect(() => keepAlive({ pingIntervalMs } as { pingIntervalMs: number })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining('pingIntervalMs'),
+      }),
+    );
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['under 100 ms (a sweep every tick)', 10],
+    ['a string', '2000'],
+  ])('shareAcrossTabs({ livenessMs: %s })', (_, livenessMs) => {
+    expect(() => shareAcrossTabs({ livenessMs: livenessMs as number })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining('livenessMs'),
+      }),
+    );
+  });
+
+  it('ordinary values are taken', () => {
+    expect(() => keepAlive({ pingIntervalMs: 15_000 })).not.toThrow();
+    expect(() => shareAcrossTabs({ livenessMs: 100 })).not.toThrow();
+    expect(() => shareAcrossTabs()).not.toThrow();
   });
 });

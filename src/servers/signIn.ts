@@ -24,6 +24,12 @@ export interface ServerSignInOptions {
    * must find it).
    */
   storage?: KeyValueStorage;
+  /**
+   * Whether the tokens' storage is this tab's alone, as `sessionStorage` is: by default, yes
+   * without `storage` (sessionStorage, or memory) and for `sessionStorage` itself; no for any
+   * other (localStorage, a storage of the app's own), which may be every tab's (`forgetGone`).
+   */
+  tokensPerTab?: boolean;
   /** Prefix of every storage key used here (default `mcp-react-query:server-oauth`). */
   storageKey?: string;
   /** How the user is sent to an authorization page (tests, native shells). */
@@ -44,9 +50,9 @@ const MAX_STARTED = 16;
 /** Servers whose tokens the storage is known to hold (`ServerSignIn#kept`); older ones drop out. */
 const MAX_KEPT = 2 * MAX_SERVERS;
 
-const localStorageOf = (): KeyValueStorage | undefined => {
+const webStorageOf = (name: 'localStorage' | 'sessionStorage'): KeyValueStorage | undefined => {
   try {
-    return (globalThis as { localStorage?: KeyValueStorage }).localStorage;
+    return (globalThis as Partial<Record<typeof name, KeyValueStorage>>)[name];
   } catch {
     return undefined;
   }
@@ -72,17 +78,21 @@ export class ServerSignIn {
   /** Where the providers keep tokens, and which servers' (so an orphan of them can be found). */
   readonly #tokens: KeyValueStorage;
   readonly #kept: StoredJson<Kept[]>;
+  /** The tokens' storage is this tab's alone (`tokensPerTab`). */
+  readonly #perTab: boolean;
   readonly #providers = new Map<string, OAuthProvider>();
   /** How each provider's sign-ins stop being followed here (it is forgotten). */
   readonly #unfollow = new WeakMap<OAuthProvider, () => void>();
 
   constructor(options: ServerSignInOptions) {
     this.#options = options;
-    this.#storage = options.storage ?? localStorageOf() ?? memoryStorage();
+    this.#storage = options.storage ?? webStorageOf('localStorage') ?? memoryStorage();
     this.#prefix = options.storageKey ?? 'mcp-react-query:server-oauth';
     this.#started = new StoredJson<Started>(this.#storage, `${this.#prefix}:started`, {}, () => {});
     this.#tokens = tokenStorage(options.storage);
     this.#kept = new StoredJson<Kept[]>(this.#tokens, `${this.#prefix}:kept`, [], () => {});
+    const { storage, tokensPerTab } = options;
+    this.#perTab = tokensPerTab ?? (!storage || storage === webStorageOf('sessionStorage'));
   }
 
   /**
@@ -181,14 +191,22 @@ export class ServerSignIn {
 
   /**
    * The list `list` (a manager's `storageKey`) is `servers` now: what this
-   * storage holds for an add of its servers that the list no longer has
-   * (removed, or added again: another nonce, while no manager of this page
-   * was mounted to hear it) is forgotten, as `forgetStored` forgets it for
-   * each server of the list. Only adds noted as `list`'s, by the key this
+   * tab's storage holds for an add of its servers that the list no longer
+   * has (removed, or added again: another nonce, while no manager of this
+   * page was mounted to hear it) is forgotten, as `forgetStored` forgets it
+   * for each server of the list. Only adds noted as `list`'s, by the key this
    * class gives them; a server stored before nonces keeps its key (it is in
    * the list). Never rejects.
+   *
+   * Only where the tokens' storage is this tab's alone (`tokensPerTab`): a
+   * sign-in there is this tab's, and forgetting it signs out no other tab. In
+   * a storage the tabs share, the tab that removes a server (or adds it
+   * again) forgets its tokens there itself, and this tab's list is no proof
+   * of another's (lists in each page's memory, writes seen here later, a list
+   * unreadable here): forgetting would revoke a sign-in another tab uses.
    */
   forgetGone(servers: readonly ServerKey[], list: string): Promise<void> {
+    if (!this.#perTab) return Promise.resolve();
     const live = new Set(servers.map((server) => this.#keyOf(server)));
     const gone = this.#keptServers().filter(
       (kept) => kept.list === list && !live.has(this.#keyOf(kept)),

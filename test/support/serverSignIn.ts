@@ -24,11 +24,17 @@ export function userBrowser() {
   return { callbacks, navigate };
 }
 
-export const signInOf = (storage: KeyValueStorage, navigate?: (url: URL) => Promise<void>) =>
+/** A page's `ServerSignIn` on `storage` (shared by the tabs unless `tokensPerTab`). */
+export const signInOf = (
+  storage: KeyValueStorage,
+  navigate?: (url: URL) => Promise<void>,
+  tokensPerTab?: boolean,
+) =>
   createServerSignIn({
     redirectUrl: 'http://127.0.0.1:9/callback',
     storage,
     ...(navigate && { navigate }),
+    ...(tokensPerTab !== undefined && { tokensPerTab }),
   });
 
 export const entry = (tab: Tab, id: string) =>
@@ -41,7 +47,7 @@ export function serverIn(tab: Tab, id: string) {
   return server;
 }
 
-/** A tab: the list in the shared `local`, tokens in its own `session`. */
+/** A tab: the list in the shared `local`, tokens in its own `session` (its sessionStorage). */
 export function tabOf(
   local: KeyValueStorage,
   session: KeyValueStorage,
@@ -52,7 +58,7 @@ export function tabOf(
   return openManager({
     storage: local,
     channel: channels.open,
-    signIn: signInOf(session, navigate),
+    signIn: signInOf(session, navigate, true),
   });
 }
 

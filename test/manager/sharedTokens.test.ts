@@ -1,0 +1,98 @@
+/**
+ * Tokens in a storage every tab shares (localStorage, or a storage of the app's own), while a
+ * tab's list may differ from another's: kept in each page's memory (`storage: null`), or in a
+ * storage this tab sees another tab's writes in only later. A sign-in finished in tab A is live:
+ * tab B's manager mounting (its list without A's server) must not sign it out or revoke its
+ * refresh token at the authorization server, which would sign the user out in every tab. Real
+ * protected server behind the demo authorization server; Node's BroadcastChannel between the
+ * tabs; the user's browser played headlessly (test/support/serverSignIn.ts).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type KeyValueStorage, memoryStorage } from '../../src/auth';
+import { atEnd, authServer, closeAll, observe, openManager, serverOf } from '../support/manager';
+import { entry, serverIn, signInOf, userBrowser } from '../support/serverSignIn';
+import { tabChannels } from '../support/tabs';
+import { eventually } from '../support/wait';
+
+afterEach(closeAll);
+
+const LIST = 'mcp-react-query:servers';
+const PREFIX = 'mcp-react-query:server-oauth';
+const SIGNED_IN = { status: 'ready', signIn: 'signed-in' };
+
+/** A view of `shared` that shows the list as it was when made, until `catchUp()`. */
+function lagging(shared: KeyValueStorage) {
+  let stale: { text: string | null } | undefined = { text: shared.getItem(LIST) };
+  const storage: KeyValueStorage = {
+    getItem: (key) => (key === LIST && stale ? stale.text : shared.getItem(key)),
+    setItem: (key, value) => {
+      if (key === LIST) stale = undefined;
+      shared.setItem(key, value);
+    },
+    removeItem: (key) => shared.removeItem(key),
+  };
+  return {
+    storage,
+    catchUp: () => {
+      stale = undefined;
+    },
+  };
+}
+
+/** A tab: its list in `list` (null: in its memory), its tokens in the shared `tokens`. */
+function tab(
+  list: KeyValueStorage | null,
+  tokens: KeyValueStorage,
+  navigate?: (url: URL) => Promise<void>,
+) {
+  const channels = tabChannels();
+  atEnd(() => channels.closeAll());
+  return openManager({ storage: list, channel: channels.open, signIn: signInOf(tokens, navigate) });
+}
+
+describe('tokens shared by the tabs, lists that differ', () => {
+  it.each([
+    ['kept in each page’s memory (storage: null)', 'memory'],
+    ['in a storage tab B sees late', 'lagging'],
+  ] as const)(
+    "the list %s: tab B's manager mounting leaves tab A's sign-in alone (not signed out, refresh token not revoked)",
+    async (_, how) => {
+      const auth = await authServer();
+      const server = await serverOf('modern', 'mail', { authServer: auth });
+      const local = memoryStorage(); // localStorage: the tokens, and (lagging) the list
+      const browser = userBrowser();
+      const viewB = lagging(local);
+      const a = tab(how === 'memory' ? null : local, local, browser.navigate);
+      a.manager.add({ id: 'mail', name: 'Mail', url: server.url });
+      await eventually(() =>
+        expect(entry(a, 'mail')).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' }),
+      );
+      entry(a, 'mail')?.authorize();
+      await eventually(() => expect(browser.callbacks).toHaveLength(1));
+      await signInOf(local).complete(browser.callbacks[0] as URL);
+      await eventually(() => expect(entry(a, 'mail')).toMatchObject(SIGNED_IN));
+      const doc = observe(a, 'mail');
+      await eventually(() => expect(doc.text()).toBe('mail doc'));
+      const { nonce } = serverIn(a, 'mail');
+      const key = `${PREFIX}:mail:${server.url}#${nonce}`;
+      expect(local.getItem(key)).toMatch(/"refresh_token":/);
+
+      // Tab B opens the servers page: its list does not have A's server (yet).
+      const b = tab(how === 'memory' ? null : viewB.storage, local);
+      expect(entry(b, 'mail')).toBeUndefined();
+      expect(local.getItem(key)).toMatch(/"refresh_token":/);
+      if (how === 'lagging') {
+        viewB.catchUp();
+        b.manager.add({ id: 'news', name: 'News', url: 'http://127.0.0.1:9/mcp' });
+        await eventually(() => expect(entry(b, 'mail')).toMatchObject({ nonce, ...SIGNED_IN }));
+      } else {
+        // B's own change reaches A (the tabs still hear each other) only as B's list.
+        b.manager.add({ id: 'news', name: 'News', url: 'http://127.0.0.1:9/mcp' });
+        await eventually(() => expect(entry(b, 'news')?.status).toBeDefined());
+      }
+      expect(local.getItem(key)).toMatch(/"refresh_token":/);
+      expect(auth.stats().revocations).toBe(0);
+      expect(entry(a, 'mail')).toMatchObject(SIGNED_IN);
+    },
+  );
+});

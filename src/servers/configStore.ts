@@ -21,6 +21,13 @@ interface Stored {
 
 const CHANGED = 'mcp-react-query:servers-changed';
 
+/** A window's `storage` event: another tab's write of `key` landed in `storageArea`. */
+type StorageEventLike = { key: string | null; storageArea?: unknown };
+type Page = {
+  addEventListener?: (type: 'storage', fn: (event: StorageEventLike) => void) => void;
+  removeEventListener?: (type: 'storage', fn: (event: StorageEventLike) => void) => void;
+};
+
 const localStorageOf = (): KeyValueStorage | undefined => {
   try {
     return (globalThis as { localStorage?: KeyValueStorage }).localStorage;
@@ -75,6 +82,8 @@ export class ConfigStore {
   readonly #open: ((name: string) => ChannelLike) | undefined;
   readonly #writer = systemClock.random().toString(36).slice(2);
   #channel: ChannelLike | undefined;
+  /** Stops hearing the window's `storage` events (while started). */
+  #unlisten: (() => void) | undefined;
   #state: Stored;
   /** The stored text last read or written: the same text again is nothing new. */
   #text: string | null | undefined;
@@ -115,11 +124,24 @@ export class ConfigStore {
       this.#adopt(checkStored(data));
       this.#repair();
     });
+    // Another tab's write landed (a storage event comes after it did, in the order they did).
+    const heard = (event: StorageEventLike) => {
+      const { key, storageArea } = event;
+      if (key !== this.#key || (storageArea != null && storageArea !== this.#storage)) return;
+      this.reload();
+      this.#repair();
+    };
+    const page = globalThis as Page;
+    if (!this.#storage) return;
+    page.addEventListener?.('storage', heard);
+    this.#unlisten = () => page.removeEventListener?.('storage', heard);
   }
 
   stop(): void {
     this.#channel?.close();
     this.#channel = undefined;
+    this.#unlisten?.();
+    this.#unlisten = undefined;
   }
 
   /** Read the storage again; listeners hear of it when it holds a newer, different list. */
@@ -165,7 +187,10 @@ export class ConfigStore {
    * Two tabs that changed the list before either saw the other's write both wrote it, and the
    * storage keeps the one written last, which may be the one every tab dropped (the same `rev`
    * from a lesser `writer`): a tab opened then would read it, and bring it back with its next
-   * change. Once a tab hears another's change, it writes the list it holds over an older one.
+   * change. A tab that hears another's change, or sees another's write land (`storage` event),
+   * writes the list it holds over an older one. Its view of the storage may lag (another
+   * process's write shows later), so this write may land over a newer list it cannot see yet:
+   * every open tab that holds that newer list then sees this write land, and writes it back.
    */
   #repair(): void {
     let stored: Stored | undefined;

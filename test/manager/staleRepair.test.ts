@@ -1,0 +1,131 @@
+/**
+ * A tab that hears another's change writes the list it holds over an older stored one
+ * (ConfigStore#repair), but it compares against its own view of the storage, which in a browser
+ * that keeps tabs in several processes (Chrome's localStorage) shows another process's write
+ * only later: it can write over a newer list it cannot see yet. If it then closes before
+ * hearing of that list, nobody else hears anything more and the storage keeps the older list: a
+ * tab opened later reads a list the open tabs left behind. Every write to the storage reaches the
+ * other tabs as a `storage` event once it landed: a tab holding a newer list writes it back.
+ * Real servers; Node's BroadcastChannel between the tabs; the storage events of one browser
+ * played by `browserStorage()`.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type KeyValueStorage, memoryStorage } from '../../src/auth';
+import { readServers } from '../../src/servers/configStore';
+import { atEnd, closeAll, openManager, serverOf } from '../support/manager';
+import { entry } from '../support/serverSignIn';
+import { tabChannels } from '../support/tabs';
+import { eventually } from '../support/wait';
+
+afterEach(async () => {
+  await closeAll();
+  vi.unstubAllGlobals();
+});
+
+const LIST = 'mcp-react-query:servers';
+
+/**
+ * One browser's localStorage: what it holds (`committed`) and each tab's view of the list's key.
+ * A tab's write shows in its own view at once and lands later (at once for a tab that keeps up);
+ * a write that landed shows in the other views, each with a `storage` event (its `storageArea`
+ * that view), later (at once, on a microtask, for a tab that keeps up).
+ */
+function browserStorage() {
+  const committed = memoryStorage();
+  const events = new EventTarget();
+  vi.stubGlobal('addEventListener', events.addEventListener.bind(events));
+  vi.stubGlobal('removeEventListener', events.removeEventListener.bind(events));
+  const views = new Set<ReturnType<typeof view>>();
+
+  function view({ keepsUp }: { keepsUp: boolean }) {
+    let shown = committed.getItem(LIST);
+    const unlanded: string[] = [];
+    const unseen: string[] = [];
+    const storage: KeyValueStorage = {
+      getItem: (key) => (key === LIST ? shown : committed.getItem(key)),
+      setItem: (key, value) => {
+        if (key !== LIST) return committed.setItem(key, value);
+        shown = value;
+        unlanded.push(value);
+        if (keepsUp) made.land();
+      },
+      removeItem: (key) => committed.removeItem(key),
+    };
+    const made = {
+      storage,
+      /** Its writes land in the browser's storage, and go to the other views. */
+      land() {
+        for (const value of unlanded.splice(0)) {
+          committed.setItem(LIST, value);
+          for (const other of views) if (other !== made) other.hear(value);
+        }
+      },
+      hear(value: string) {
+        unseen.push(value);
+        if (keepsUp) queueMicrotask(() => made.catchUp());
+      },
+      /** The writes that landed elsewhere show here, each with its `storage` event. */
+      catchUp() {
+        for (const value of unseen.splice(0)) {
+          if (!views.has(made)) return;
+          shown = value;
+          const event = Object.assign(new Event('storage'), {
+            key: LIST,
+            newValue: value,
+            storageArea: storage,
+          });
+          events.dispatchEvent(event);
+        }
+      },
+      close: () => views.delete(made),
+    };
+    views.add(made);
+    return made;
+  }
+  return { committed, view };
+}
+
+function tab(storage: KeyValueStorage) {
+  const channels = tabChannels();
+  atEnd(() => channels.closeAll());
+  return { ...openManager({ storage, channel: channels.open }), channels };
+}
+
+const ids = (text: string | null) => readServers(text).servers.map((server) => server.id);
+
+describe('the stored list after a tab wrote an older one over it', () => {
+  it('a tab that saw a newer list only late wrote the older one over it and closed: the open tabs write the newer one back', async () => {
+    const [one, two] = await Promise.all([serverOf('modern', 'one'), serverOf('legacy-v2', 'two')]);
+    const browser = browserStorage();
+    const viewA = browser.view({ keepsUp: false }); // another process: sees the others late
+    const a = tab(viewA.storage);
+    const b = tab(browser.view({ keepsUp: true }).storage);
+    const c = tab(browser.view({ keepsUp: true }).storage);
+
+    // B adds a server; A hears of it before its view shows B's write, and writes B's list.
+    b.manager.add({ id: 'one', name: 'One', url: one.url });
+    await eventually(() => expect(entry(a, 'one')).toBeDefined());
+    await eventually(() => expect(entry(c, 'one')).toBeDefined());
+
+    // C adds another, which A does not hear of yet.
+    a.channels.deafen();
+    c.manager.add({ id: 'two', name: 'Two', url: two.url });
+    await eventually(() => expect(entry(b, 'two')).toBeDefined());
+    expect(ids(browser.committed.getItem(LIST))).toEqual(['one', 'two']);
+
+    // A's write lands after C's, and A's page goes away.
+    viewA.land();
+    expect(ids(browser.committed.getItem(LIST))).toEqual(['one']);
+    viewA.close();
+    await a.close();
+
+    // The storage keeps what the open tabs settled on, and a tab opened now reads it.
+    await eventually(() => expect(ids(browser.committed.getItem(LIST))).toEqual(['one', 'two']));
+    const d = tab(browser.committed);
+    for (const id of ['one', 'two']) {
+      await eventually(() => expect(entry(d, id)?.status).toBe('ready'));
+    }
+    for (const open of [b, c])
+      expect(open.manager.getServers().map((s) => s.id)).toEqual(['one', 'two']);
+  });
+});

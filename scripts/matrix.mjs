@@ -8,7 +8,8 @@
  *  - the consumer app's `tsc` (skipLibCheck false, with the package's type tests) against the
  *    packed package's .d.ts and the row's @types, and
  *  - the React integration tests (test/integration/react + features, real servers built on the
- *    row's @modelcontextprotocol/server, both eras), the Redis event bus tests (the optional
+ *    row's @modelcontextprotocol/server, both eras), OAuth through the row's SDK client (sign-in,
+ *    refresh, identity), the Redis event bus tests (the optional
  *    `redis` peer; needs redis-server) and the scale-out tests (`mcp-react-query/server` inside
  *    the row's `createMcpHandler`).
  *
@@ -91,6 +92,10 @@ const PLAYGROUND_ONLY = [
 const TESTS = [
   'test/integration/react.test.tsx',
   'test/integration/features.test.tsx',
+  // OAuth through the row's SDK client: its refresh path differs by version (2.4.0 names the
+  // tokens it refreshes, scopeForRefresh; earlier ones do not), and a refresh must work on all.
+  'test/integration/auth.test.tsx',
+  'test/integration/authBoundaries.test.tsx',
   'test/scale/redisEventBus.test.ts',
   // mcp-react-query/server inside @modelcontextprotocol/server's createMcpHandler.
   'test/scale/scaleOut.test.ts',

@@ -106,6 +106,15 @@ export class ConfigStore {
     return this.#state.servers;
   }
 
+  /**
+   * Whether the list is in a storage, which every manager of the page on this key reads: one in
+   * memory (`storage: null`, or no localStorage) is this store's alone, and a manager made later
+   * starts it empty, so it is no proof that a sign-in another manager (or tab) made is unused.
+   */
+  get stored(): boolean {
+    return this.#storage !== undefined;
+  }
+
   /** Told when the list changed in another tab (not for this tab's own `change`). */
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);

@@ -47,3 +47,7 @@ export function toolOf(
   const lists = listsOf<{ name: string }>(queryClient, servers, scopeOf, 'tools');
   return resolveQualified(qualifiedName, lists, separator);
 }
+
+/** The same items in the same places. */
+export const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
+  a.length === b.length && a.every((item, i) => item === b[i]);

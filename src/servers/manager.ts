@@ -18,7 +18,7 @@ import {
 import { ConfigStore } from './configStore';
 import { ElicitationsOfServers } from './elicitations';
 import { type AddServerResult, type McpServer, type McpServerPatch, serverEntry } from './entry';
-import { qualifiedOf, toolOf } from './lists';
+import { qualifiedOf, sameItems, toolOf } from './lists';
 import { DEFAULT_STORAGE_KEY, type McpServerManagerOptions, separatorOf } from './options';
 import type { Qualified } from './qualify';
 import { removeScope, resetScope, ServerRuntime } from './runtime';
@@ -94,7 +94,7 @@ export class McpServerManager {
     });
     const checked = result as ServerConfigResult;
     if (!checked.ok) return checked;
-    void this.#options.signIn?.forgetStored(checked.server, this.#storageKey);
+    void this.#sweeping()?.forgetStored(checked.server, this.#storageKey);
     void this.#reconcile();
     return { ok: true, server: this.#entryOf(checked.server.id) as McpServer };
   };
@@ -255,10 +255,13 @@ export class McpServerManager {
 
   /** Started, it learnt the list: this tab's storage forgets adds it no longer has (signIn.ts). */
   #forgetGone(): void {
-    if (!this.#started || this.#disposing || !this.#options.signIn) return;
+    if (!this.#started || this.#disposing || !this.#sweeping()) return;
     this.#store.reload(); // the stored list: a server another tab just added is not gone
-    void this.#options.signIn.forgetGone(this.#store.servers, this.#storageKey);
+    void this.#sweeping()?.forgetGone(this.#store.servers, this.#storageKey);
   }
+
+  /** Sign-ins this list may tell orphans of: not one in memory, this manager's alone (signIn.ts). */
+  #sweeping = () => (this.#store.stored ? this.#options.signIn : undefined);
 
   /**
    * Start a server and follow its state. One that ended (the manager was let go, or a read
@@ -319,12 +322,12 @@ export class McpServerManager {
     const servers = this.#store.servers.map((config) => this.#entryOf(config.id) as McpServer);
     const syncs = servers.map(({ id }) => this.#runtimes.get(id)?.sync as McpCacheSync);
     let changed = false;
-    if (!same(servers, this.#servers)) {
+    if (!sameItems(servers, this.#servers)) {
       this.#servers = servers;
       changed = true;
     }
     // The same syncs in the same places are the same servers (a sync serves one id).
-    if (!same(syncs, [...this.#syncs.values()])) {
+    if (!sameItems(syncs, [...this.#syncs.values()])) {
       this.#syncs = new Map(servers.map(({ id }, i) => [id, syncs[i] as McpCacheSync]));
       changed = true;
     }
@@ -345,6 +348,3 @@ export class McpServerManager {
     return entry;
   }
 }
-
-const same = <T>(a: readonly T[], b: readonly T[]) =>
-  a.length === b.length && a.every((item, i) => item === b[i]);

@@ -9,15 +9,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KeyValueStorage, memoryStorage } from '../../src/auth';
-import { atEnd, authServer, closeAll, observe, openManager, serverOf } from '../support/manager';
-import { entry, serverIn, signInOf, userBrowser } from '../support/serverSignIn';
+import { atEnd, authServer, closeAll, openManager, serverOf } from '../support/manager';
+import { addedAndSignedIn, entry, serverIn, signInOf, userBrowser } from '../support/serverSignIn';
 import { tabChannels } from '../support/tabs';
 import { eventually } from '../support/wait';
 
 afterEach(closeAll);
 
 const LIST = 'mcp-react-query:servers';
-const PREFIX = 'mcp-react-query:server-oauth';
 const SIGNED_IN = { status: 'ready', signIn: 'signed-in' };
 
 /** A view of `shared` that shows the list as it was when made, until `catchUp()`. */
@@ -63,18 +62,8 @@ describe('tokens shared by the tabs, lists that differ', () => {
       const browser = userBrowser();
       const viewB = lagging(local);
       const a = tab(how === 'memory' ? null : local, local, browser.navigate);
-      a.manager.add({ id: 'mail', name: 'Mail', url: server.url });
-      await eventually(() =>
-        expect(entry(a, 'mail')).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' }),
-      );
-      entry(a, 'mail')?.authorize();
-      await eventually(() => expect(browser.callbacks).toHaveLength(1));
-      await signInOf(local).complete(browser.callbacks[0] as URL);
-      await eventually(() => expect(entry(a, 'mail')).toMatchObject(SIGNED_IN));
-      const doc = observe(a, 'mail');
-      await eventually(() => expect(doc.text()).toBe('mail doc'));
+      const key = await addedAndSignedIn(a, { id: 'mail', url: server.url }, local, browser);
       const { nonce } = serverIn(a, 'mail');
-      const key = `${PREFIX}:mail:${server.url}#${nonce}`;
       expect(local.getItem(key)).toMatch(/"refresh_token":/);
 
       // Tab B opens the servers page: its list does not have A's server (yet).
@@ -95,4 +84,26 @@ describe('tokens shared by the tabs, lists that differ', () => {
       expect(entry(a, 'mail')).toMatchObject(SIGNED_IN);
     },
   );
+});
+
+describe('tokens shared by the tabs, lists in each page’s memory', () => {
+  it("tab B adds the server its list does not have: tab A's sign-in of it stays (refresh token not revoked)", async () => {
+    const auth = await authServer();
+    const server = await serverOf('modern', 'mail', { authServer: auth });
+    const local = memoryStorage(); // localStorage: the tokens
+    const browser = userBrowser();
+    const a = tab(null, local, browser.navigate);
+    const key = await addedAndSignedIn(a, { id: 'mail', url: server.url }, local, browser);
+
+    // Tab B's list (its page's memory) does not have it: the user adds the same server there.
+    const b = tab(null, local);
+    expect(entry(b, 'mail')).toBeUndefined();
+    // Signing in known (no 401 to learn it from): B's list stays older than A's.
+    const input = { id: 'mail', name: 'Mail', url: server.url, auth: 'oauth' as const };
+    expect(b.manager.add(input).ok).toBe(true);
+    await eventually(() => expect(entry(b, 'mail')?.status).toBe('unauthorized'));
+    expect(local.getItem(key)).toMatch(/"refresh_token":/);
+    expect(auth.stats().revocations).toBe(0);
+    expect(entry(a, 'mail')).toMatchObject(SIGNED_IN);
+  });
 });

@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { type KeyValueStorage, memoryStorage } from '../../src/auth';
 import { createServerSignIn } from '../../src/servers';
 import type { TestServer } from '../servers';
-import { atEnd, openManager, type Tab } from './manager';
+import { atEnd, observe, openManager, type Tab } from './manager';
 import { tabChannels } from './tabs';
 import { eventually } from './wait';
 
@@ -91,4 +91,31 @@ export async function signedInInTabB(servers: Record<string, TestServer>) {
     }
   });
   return { a, b, local, sessionB, openB };
+}
+
+/**
+ * In `tab`, the user adds `url` as `id` (signing in learnt from its 401), signs in with `browser`
+ * (tokens in `tokens`) and reads the server's doc: the storage key of this add's tokens.
+ */
+export async function addedAndSignedIn(
+  tab: Tab,
+  { id, url }: { id: string; url: string },
+  tokens: KeyValueStorage,
+  browser: ReturnType<typeof userBrowser>,
+): Promise<string> {
+  tab.manager.add({ id, name: id, url });
+  await eventually(() =>
+    expect(entry(tab, id)).toMatchObject({ status: 'unauthorized', signIn: 'signed-out' }),
+  );
+  const before = browser.callbacks.length;
+  entry(tab, id)?.authorize();
+  await eventually(() => expect(browser.callbacks).toHaveLength(before + 1));
+  await signInOf(tokens).complete(browser.callbacks[before] as URL);
+  await eventually(() =>
+    expect(entry(tab, id)).toMatchObject({ status: 'ready', signIn: 'signed-in' }),
+  );
+  const doc = observe(tab, id);
+  await eventually(() => expect(doc.text()).toBeDefined());
+  const { nonce } = serverIn(tab, id);
+  return `mcp-react-query:server-oauth:${id}:${url}${nonce === undefined ? '' : `#${nonce}`}`;
 }

@@ -166,7 +166,11 @@ export class ConfigStore {
     this.reload();
     const servers = edit(this.#state.servers);
     if (!servers) return;
-    this.#state = { rev: this.#state.rev + 1, writer: this.#writer, servers };
+    // A rev past the safe integers reads as 0 in every tab (checkStored), and the tabs holding the
+    // last one would write theirs back over it, and it over theirs, for ever: there, the writer
+    // decides which change is newer.
+    const rev = Math.min(this.#state.rev + 1, Number.MAX_SAFE_INTEGER);
+    this.#state = { rev, writer: this.#writer, servers };
     try {
       this.#text = JSON.stringify(this.#state);
       this.#storage?.setItem(this.#key, this.#text);

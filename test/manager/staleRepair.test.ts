@@ -129,3 +129,35 @@ describe('the stored list after a tab wrote an older one over it', () => {
       expect(open.manager.getServers().map((s) => s.id)).toEqual(['one', 'two']);
   });
 });
+
+describe('a stored rev at the top of the safe integers', () => {
+  it('a change there does not set the tabs writing the list back and forth', async () => {
+    const one = await serverOf('modern', 'one');
+    const browser = browserStorage();
+    // Whatever wrote it (a script on the origin, a storage gone wrong): the list's rev is the last
+    // safe integer. Every tab reads it as the newest list.
+    browser.committed.setItem(
+      LIST,
+      JSON.stringify({ rev: Number.MAX_SAFE_INTEGER, writer: '', servers: [] }),
+    );
+    // The tabs' writes of the list, counted; past 100 the storage refuses (a loop stops there).
+    let writes = 0;
+    const counted = (storage: KeyValueStorage): KeyValueStorage => {
+      const { setItem } = storage;
+      storage.setItem = (key, value) => {
+        if (key === LIST && ++writes > 100) throw new Error('QuotaExceededError');
+        setItem(key, value);
+      };
+      return storage;
+    };
+    const a = tab(counted(browser.view({ keepsUp: true }).storage));
+    const b = tab(counted(browser.view({ keepsUp: true }).storage));
+
+    a.manager.add({ id: 'one', name: 'One', url: one.url });
+    await eventually(() => expect(entry(a, 'one')?.status).toBe('ready'));
+    expect(writes).toBeLessThan(10);
+    await eventually(() => expect(entry(b, 'one')?.status).toBe('ready'));
+    expect(ids(browser.committed.getItem(LIST))).toEqual(['one']);
+    expect(writes).toBeLessThan(10);
+  });
+});

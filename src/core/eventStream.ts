@@ -41,25 +41,19 @@ export function watchEvents(
   body: ReadableStream<Uint8Array>,
   watch: Watch,
 ): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const scans = watch.onEventId !== undefined || watch.filter !== undefined;
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  /** The start of an event not complete yet; `long`: it is too long to look into, and passing. */
+  let partial = '';
+  let long = false;
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
     watch.onEnd();
   };
-  if (watch.onEventId === undefined && watch.filter === undefined) {
-    // Only its end is watched: the bytes pass through the platform's own identity stream,
-    // with no code of ours per chunk (every 2025 response to a request is one of these).
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    body.pipeTo(writable).then(end, end);
-    return readable;
-  }
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  /** The start of an event not complete yet; `long`: it is too long to look into, and passing. */
-  let partial = '';
-  let long = false;
   const eventId = (event: string) => {
     const id = /(?:^|[\r\n])id: ?([^\r\n]*)/.exec(event);
     if (id) watch.onEventId?.(id[1] as string);
@@ -97,10 +91,14 @@ export function watchEvents(
         for (;;) {
           const { done, value } = await reader.read();
           if (done) {
-            const rest = partial + decoder.decode();
+            const rest = scans ? partial + decoder.decode() : '';
             if (rest) controller.enqueue(encoder.encode(rest));
             controller.close();
             end();
+            return;
+          }
+          if (!scans) {
+            controller.enqueue(value);
             return;
           }
           const kept = pass(decoder.decode(value, { stream: true }));

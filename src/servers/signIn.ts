@@ -144,11 +144,14 @@ export class ServerSignIn {
    * A server that is gone, moved to another URL or added again: the
    * credentials and sign-ins in progress of this add of it go, and its
    * provider is let go (it hears the storage no more: nothing of the page
-   * keeps it). One that never signed in has nothing to forget.
+   * keeps it). What goes is what is stored under this add's key, whatever
+   * the caller's list says of how it signs in (`auth`, not read: a list seen
+   * late may not know it signs in yet). One that never signed in has nothing
+   * to forget, and costs nothing (no provider made, no network request).
    */
   async forget(server: ServerKey & Pick<McpServerConfig, 'auth'>): Promise<void> {
-    if (server.auth !== 'oauth') return;
     const key = this.#keyOf(server);
+    if (!this.#holdsAnything(key)) return this.#unkeep(key);
     const provider = this.#providers.get(key) ?? this.#make(server, key);
     this.#providers.delete(key);
     this.#unkeep(key);
@@ -218,13 +221,7 @@ export class ServerSignIn {
   /** Forget `orphans` (adds no list has); one with nothing here only stops being noted. */
   #forgetOrphans(orphans: readonly ServerKey[]): Promise<void> {
     const byKey = new Map(orphans.map((kept) => [this.#keyOf(kept), kept]));
-    const forgotten = [...byKey].map(([orphan, kept]) => {
-      if (!this.#holdsAnything(orphan)) {
-        this.#unkeep(orphan);
-        return undefined;
-      }
-      return this.forget({ ...kept, auth: 'oauth' }).catch(() => {});
-    });
+    const forgotten = [...byKey.values()].map((kept) => this.forget(kept).catch(() => {}));
     return Promise.all(forgotten).then(() => {});
   }
 

@@ -62,6 +62,17 @@ export function tabOf(
   });
 }
 
+/** A tab: its list in `list`, its tokens in `tokens`, a storage the tabs share (not per tab). */
+export function sharedTokensTab(
+  list: KeyValueStorage | null,
+  tokens: KeyValueStorage,
+  navigate?: (url: URL) => Promise<void>,
+): Tab {
+  const channels = tabChannels();
+  atEnd(() => channels.closeAll());
+  return openManager({ storage: list, channel: channels.open, signIn: signInOf(tokens, navigate) });
+}
+
 /**
  * Two tabs: A adds `servers` (protected ones, signing in learnt from their 401) and B signs in
  * to each. `openB()` opens tab B's page again, on its sessionStorage.

@@ -145,11 +145,11 @@ export class ServerSignIn {
    * credentials and sign-ins in progress of this add of it go, and its
    * provider is let go (it hears the storage no more: nothing of the page
    * keeps it). What goes is what is stored under this add's key, whatever
-   * the caller's list says of how it signs in (`auth`, not read: a list seen
-   * late may not know it signs in yet). One that never signed in has nothing
-   * to forget, and costs nothing (no provider made, no network request).
+   * a list says of how it signs in (`auth`, taken but not read: a list seen
+   * late may not know it signs in yet). One that never signed in has
+   * nothing to forget, and costs nothing (no provider, no network request).
    */
-  async forget(server: ServerKey & Pick<McpServerConfig, 'auth'>): Promise<void> {
+  async forget(server: ServerKey & Partial<Pick<McpServerConfig, 'auth'>>): Promise<void> {
     const key = this.#keyOf(server);
     if (!this.#holdsAnything(key)) return this.#unkeep(key);
     const provider = this.#providers.get(key) ?? this.#make(server, key);

@@ -1,12 +1,11 @@
 import { cancelled, McpQueryError } from '../core/errors';
+import { TIMER_MAX_MS } from '../core/timerMs';
 import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
 import { MAX_REQUESTS_PER_TAB } from './leader';
 import type { TabMessage } from './protocol';
 
 /** How often a request asks the leader whether it still runs it, before giving up on it. */
 const ASKS = 2;
-/** The longest delay one timer takes (past it, `setTimeout` fires at once): `after` chains. */
-const TIMER_MAX_MS = 2 ** 31 - 1;
 
 export type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
 

@@ -10,9 +10,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KeyValueStorage, memoryStorage } from '../../src/auth';
-import { atEnd, authServer, closeAll, openManager, serverOf } from '../support/manager';
-import { entry, serverIn, signInOf, userBrowser } from '../support/serverSignIn';
-import { tabChannels } from '../support/tabs';
+import { authServer, closeAll, serverOf } from '../support/manager';
+import { entry, serverIn, sharedTokensTab, signInOf, userBrowser } from '../support/serverSignIn';
 import { eventually } from '../support/wait';
 
 afterEach(closeAll);
@@ -46,17 +45,6 @@ function crossing(shared: KeyValueStorage) {
   };
 }
 
-/** A tab on the shared `local` (list and tokens), with Node's BroadcastChannel to the others. */
-function tab(
-  list: KeyValueStorage,
-  tokens: KeyValueStorage,
-  navigate?: (url: URL) => Promise<void>,
-) {
-  const channels = tabChannels();
-  atEnd(() => channels.closeAll());
-  return openManager({ storage: list, channel: channels.open, signIn: signInOf(tokens, navigate) });
-}
-
 describe('two tabs add the same server at once', () => {
   it('a tab opened after they settled reads the settled add: the sign-in made on it stays, there and in the tab that made it', async () => {
     const auth = await authServer();
@@ -64,8 +52,8 @@ describe('two tabs add the same server at once', () => {
     const local = memoryStorage();
     const browser = userBrowser();
     const [viewA, viewB] = [crossing(local), crossing(local)];
-    const a = tab(viewA.storage, local, browser.navigate);
-    const b = tab(viewB.storage, local, browser.navigate);
+    const a = sharedTokensTab(viewA.storage, local, browser.navigate);
+    const b = sharedTokensTab(viewB.storage, local, browser.navigate);
 
     // Both add it before either sees the other's write; the one that loses lands last.
     a.manager.add({ id: 'mail', name: 'Mail', url: server.url, auth: 'oauth' });
@@ -85,7 +73,7 @@ describe('two tabs add the same server at once', () => {
     await eventually(() => expect(entry(settled, 'mail')).toMatchObject(SIGNED_IN));
 
     // A third tab opens, and the user changes the list there.
-    const c = tab(local, local);
+    const c = sharedTokensTab(local, local);
     c.manager.add({ id: 'news', name: 'News', url: 'http://127.0.0.1:9/mcp' });
     for (const one of [a, b]) await eventually(() => expect(entry(one, 'news')).toBeDefined());
     await eventually(() => expect(entry(c, 'mail')).toMatchObject(SIGNED_IN));

@@ -9,9 +9,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KeyValueStorage, memoryStorage } from '../../src/auth';
-import { atEnd, authServer, closeAll, openManager, serverOf } from '../support/manager';
-import { addedAndSignedIn, entry, serverIn, signInOf, userBrowser } from '../support/serverSignIn';
-import { tabChannels } from '../support/tabs';
+import { authServer, closeAll, serverOf } from '../support/manager';
+import {
+  addedAndSignedIn,
+  entry,
+  serverIn,
+  sharedTokensTab,
+  userBrowser,
+} from '../support/serverSignIn';
 import { eventually } from '../support/wait';
 
 afterEach(closeAll);
@@ -38,17 +43,6 @@ function lagging(shared: KeyValueStorage) {
   };
 }
 
-/** A tab: its list in `list` (null: in its memory), its tokens in the shared `tokens`. */
-function tab(
-  list: KeyValueStorage | null,
-  tokens: KeyValueStorage,
-  navigate?: (url: URL) => Promise<void>,
-) {
-  const channels = tabChannels();
-  atEnd(() => channels.closeAll());
-  return openManager({ storage: list, channel: channels.open, signIn: signInOf(tokens, navigate) });
-}
-
 describe('tokens shared by the tabs, lists that differ', () => {
   it.each([
     ['kept in each page’s memory (storage: null)', 'memory'],
@@ -61,13 +55,13 @@ describe('tokens shared by the tabs, lists that differ', () => {
       const local = memoryStorage(); // localStorage: the tokens, and (lagging) the list
       const browser = userBrowser();
       const viewB = lagging(local);
-      const a = tab(how === 'memory' ? null : local, local, browser.navigate);
+      const a = sharedTokensTab(how === 'memory' ? null : local, local, browser.navigate);
       const key = await addedAndSignedIn(a, { id: 'mail', url: server.url }, local, browser);
       const { nonce } = serverIn(a, 'mail');
       expect(local.getItem(key)).toMatch(/"refresh_token":/);
 
       // Tab B opens the servers page: its list does not have A's server (yet).
-      const b = tab(how === 'memory' ? null : viewB.storage, local);
+      const b = sharedTokensTab(how === 'memory' ? null : viewB.storage, local);
       expect(entry(b, 'mail')).toBeUndefined();
       expect(local.getItem(key)).toMatch(/"refresh_token":/);
       if (how === 'lagging') {
@@ -92,11 +86,11 @@ describe('tokens shared by the tabs, lists in each page’s memory', () => {
     const server = await serverOf('modern', 'mail', { authServer: auth });
     const local = memoryStorage(); // localStorage: the tokens
     const browser = userBrowser();
-    const a = tab(null, local, browser.navigate);
+    const a = sharedTokensTab(null, local, browser.navigate);
     const key = await addedAndSignedIn(a, { id: 'mail', url: server.url }, local, browser);
 
     // Tab B's list (its page's memory) does not have it: the user adds the same server there.
-    const b = tab(null, local);
+    const b = sharedTokensTab(null, local);
     expect(entry(b, 'mail')).toBeUndefined();
     // Signing in known (no 401 to learn it from): B's list stays older than A's.
     const input = { id: 'mail', name: 'Mail', url: server.url, auth: 'oauth' as const };

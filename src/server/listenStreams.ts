@@ -37,9 +37,14 @@ const LISTEN = 'subscriptions/listen';
  * "re-listen if you still want events"). The pipe then cancels the SDK's own stream, which
  * unsubscribes its listener. Not the graceful result: that one is the SDK's to write, and it
  * says the server ended the subscription on purpose (a shutdown), not that events were lost.
+ *
+ * Once the bus is closed (`close()`), nothing reaches a listen stream any more, whether it was
+ * open then or opens later (the handler still serves until the host closes it): every one ends,
+ * a later one before its acknowledgement, so its client listens again, elsewhere.
  */
 export class ListenStreams {
   readonly #open = new Set<() => void>();
+  #closed = false;
 
   get size(): number {
     return this.#open.size;
@@ -51,6 +56,12 @@ export class ListenStreams {
       return isListenStream(request, response) ? this.#track(response) : response;
     };
     return wrapped as F;
+  }
+
+  /** Ends every open one, and from now on each one as soon as it opens; returns how many. */
+  close(): number {
+    this.#closed = true;
+    return this.endAll();
   }
 
   /** Ends every open one; returns how many. */
@@ -75,7 +86,8 @@ export class ListenStreams {
         };
       },
     });
-    this.#open.add(end);
+    if (this.#closed) end();
+    else this.#open.add(end);
     // Settles when either side is done: the SDK closed it, the client went away, or end().
     void body
       .pipeTo(writable)

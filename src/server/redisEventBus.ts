@@ -88,6 +88,9 @@ export interface RedisEventBus extends ServerEventBus {
   /**
    * Writes what it can, ends the reading connection and drops the listeners. Idempotent. A
    * reading connection still connecting is ended as soon as that connect succeeds or fails.
+   * The listen streams of attached handlers end at once, like after a gap (their clients listen
+   * again, on another instance), and so does each one opened on them later, before its
+   * acknowledgement: nothing would reach it. Close the handler first and they end gracefully.
    */
   close(): Promise<void>;
 }
@@ -273,6 +276,8 @@ class RedisStreamEventBus implements RedisEventBus {
 
   async #shutdown(): Promise<void> {
     this.#closed = true;
+    // Nothing reaches them from now on: left open, they would be silent for good.
+    this.#streams.close();
     this.#rejectReady(new Error('RedisEventBus closed before it was ready'));
     const unsent = await this.#writer.close();
     if (unsent > 0) {

@@ -13,17 +13,21 @@ export interface RoundRobinProxy {
   origin: string;
   /** Requests forwarded to each upstream, by index. */
   hits: number[];
+  /** Sends no more requests to upstream `index` (a load balancer draining an instance). */
+  drain(index: number): void;
   close(): Promise<void>;
 }
 
 export async function startRoundRobinProxy(upstreams: string[]): Promise<RoundRobinProxy> {
   const hits = upstreams.map(() => 0);
   const turns = new RoundRobin(upstreams.length);
+  const drained = new Set<number>();
   const forwarder = new Forwarder();
   const sockets = new Set<Socket>();
 
   const server = createServer((req, res) => {
-    const index = turns.take();
+    let index = turns.take();
+    while (drained.has(index) && drained.size < upstreams.length) index = turns.take();
     hits[index] = (hits[index] ?? 0) + 1;
     forwarder.forward(req, res, upstreams[index] as string);
   });
@@ -36,6 +40,9 @@ export async function startRoundRobinProxy(upstreams: string[]): Promise<RoundRo
   return {
     origin: `http://${HOST}:${port}`,
     hits,
+    drain(index) {
+      drained.add(index);
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

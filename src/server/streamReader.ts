@@ -1,7 +1,19 @@
 import { type BackoffOptions, backoffDelay } from '../core/backoff';
 import type { RedisEventBusConnection } from './client';
 import { reconcile } from './streamPosition';
-import { type StreamEntry, type StreamInfo, streamInfo, xreadEntries } from './streamReply';
+import {
+  compareIds,
+  type StreamEntry,
+  type StreamInfo,
+  streamInfo,
+  xreadEntries,
+} from './streamReply';
+
+/**
+ * How far ahead of this host's clock a position may be before an idle read looks for a stream
+ * recreated below it: ids follow Redis' clock, which may run a little ahead of ours.
+ */
+const AHEAD_MS = 60_000;
 
 export interface StreamReaderEvents {
   /** Positioned at the end of the stream: everything written from now on will be read. */
@@ -188,7 +200,13 @@ export class StreamReader {
         const entries = xreadEntries(await this.#read());
         failures = 0;
         const last = entries.at(-1);
-        if (last === undefined || this.#stopped) continue;
+        if (this.#stopped) continue;
+        if (last === undefined) {
+          // Nothing after a position past the clock: the stream may have been deleted and
+          // recreated below it (ids restart from now), which only a reconnect looked for.
+          if (this.#ahead()) await this.#checkGap([]);
+          continue;
+        }
         const before = this.#at();
         this.#lastId = last.id;
         if (this.#accounted !== undefined) this.#accounted += entries.length;
@@ -240,6 +258,11 @@ export class StreamReader {
     const info = await this.#info();
     this.#lastId = info?.lastGeneratedId ?? '0-0';
     this.#accounted = info === undefined ? 0 : info.entriesAdded;
+  }
+
+  /** The position is past this host's clock (a far-future id was read). */
+  #ahead(): boolean {
+    return compareIds(this.#lastId, `${Date.now() + AHEAD_MS}-0`) > 0;
   }
 
   #at() {

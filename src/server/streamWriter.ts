@@ -25,6 +25,19 @@ export interface WriterCounts {
   dropped: number;
 }
 
+/** Redis' answer to `XADD … *` once the stream's last id is the largest there is. */
+const EXHAUSTED = /exhausted the last possible ID/i;
+
+/**
+ * What a refused write means, where Redis' own words say too little. A stream whose last id is
+ * `18446744073709551615-18446744073709551615` (an entry added with that id, even one trimmed or
+ * deleted since) refuses every `XADD … *` for good: retrying cannot help, the key must go.
+ */
+function writeFailure(error: unknown, key: string): string {
+  if (!EXHAUSTED.test(String(error))) return '';
+  return `: the stream "${key}" has reached the largest possible id (an entry was added with it), so Redis refuses every write to it until the key is deleted`;
+}
+
 /**
  * Appends events to the stream with the caller's client. While that client is not ready, or
  * Redis refuses writes, events wait in a bounded outbox and go out on the client's next
@@ -145,8 +158,12 @@ export class StreamWriter {
           // Possibly written anyway (only the reply was lost): a duplicate invalidation is
           // harmless, a lost one is not.
           this.counts.failedPublishes += 1;
-          this.#reporter.report('publish-failed', 'writing an event to Redis failed', error);
-          this.#enterOutage('Redis refused or lost a write; events are queued and retried', error);
+          const why = writeFailure(error, key);
+          this.#reporter.report('publish-failed', `writing an event to Redis failed${why}`, error);
+          this.#enterOutage(
+            `Redis refused or lost a write${why}; events are queued and retried`,
+            error,
+          );
           this.#enqueue(payload);
           if (!this.#closed) this.#scheduleRetry();
         },

@@ -38,6 +38,8 @@ type ClientExtras = Omit<
 
 const updated = (uri: string): ServerEvent => ({ kind: 'resource_updated', uri });
 const fast = { initialDelayMs: 20, maxDelayMs: 200 };
+/** The largest part of a stream id Redis takes (2^64 - 1). */
+const MAX_ID = '18446744073709551615';
 
 describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () => {
   let redis: RedisServer;
@@ -342,6 +344,38 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     a.bus.publish(updated('after://1'));
     await eventually(() => expect(b.uris()).toEqual(['after://1']));
     expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0 });
+  });
+
+  it('an entry with the largest possible id: every write refused is reported as such, and deleting the key heals writers and readers', async () => {
+    const channel = newChannel();
+    const a = await instance(channel);
+    const b = await instance(channel);
+    await admin.sendCommand(['XADD', channel, `${MAX_ID}-${MAX_ID}`, 'm', 'junk']);
+    // Both have read it (dropped as malformed): they now read on from the largest possible id.
+    await eventually(() => expect([a, b].map((x) => x.bus.stats().malformed)).toEqual([1, 1]));
+
+    a.bus.publish(updated('x://1'));
+    expect(a.uris()).toEqual(['x://1']);
+    // Retried with backoff, not given up: each retry fails the same way, reported thinned out.
+    await eventually(() => expect(a.bus.stats().failedPublishes).toBeGreaterThanOrEqual(3));
+    expect(a.bus.stats()).toMatchObject({ sent: 0, queued: 1 });
+    const refused = a.errors.filter((error) => error.code !== 'malformed');
+    expect(refused.slice(0, 2).map((error) => error.code)).toEqual([
+      'publish-failed',
+      'unavailable',
+    ]);
+    for (const error of refused) {
+      expect(error.message).toMatch(/largest possible id/);
+      expect(error.message).toContain(channel);
+    }
+
+    // What the message says to do: the next retry writes it, and B, whose position is past
+    // every id the new stream can get, finds the stream recreated below it and reads it.
+    await admin.sendCommand(['DEL', channel]);
+    await eventually(() => expect(a.bus.stats()).toMatchObject({ sent: 1, queued: 0 }));
+    await eventually(() => expect(b.uris()).toEqual(['x://1']), { timeout: 10_000 });
+    expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0, reconnects: 0 });
+    expect(b.codes()).toEqual(['malformed']);
   });
 
   it('events published while Redis is down are queued, reported and written after it returns', async () => {

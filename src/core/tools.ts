@@ -1,5 +1,6 @@
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
+import { invalidDurationsOf } from './durations';
 import { cancelled } from './errors';
 import { internalsOf } from './internals';
 import type { McpKeys } from './keys';
@@ -13,10 +14,15 @@ export type { CallToolVariables };
  * Call a tool through an McpCacheSync: waits for the connection like a read
  * does (bounded by `requestTimeoutMs`); a refusal for want of credentials
  * makes the connection `unauthorized`. With tab sharing it runs in the tab
- * that holds the connection.
+ * that holds the connection. A `timeoutMs` or `maxTotalTimeoutMs` no timer can
+ * take fails at once with `INVALID_OPTIONS` (rule 8), before anything is sent.
  */
 export function callTool(sync: object, variables: CallToolVariables): Promise<CallToolResult> {
-  return internalsOf(sync).upstream.callTool(variables);
+  // Every call enters here, whichever tab runs it: checked before the connection is demanded or
+  // a message goes to the leading tab.
+  const { timeoutMs, maxTotalTimeoutMs } = variables;
+  const invalid = invalidDurationsOf({ timeoutMs, maxTotalTimeoutMs });
+  return invalid ? Promise.reject(invalid) : internalsOf(sync).upstream.callTool(variables);
 }
 
 /**

@@ -35,6 +35,9 @@ type Options = UseMutationOptions<CallToolResult, Error, CallToolVariables>;
 
 const isCancelled = (error: unknown) =>
   error instanceof McpQueryError && error.code === 'CANCELLED';
+/** A call no retry can make work (its own durations, rule 8). */
+const isInvalid = (error: unknown) =>
+  error instanceof McpQueryError && error.code === 'INVALID_OPTIONS';
 
 /**
  * Call tools with TanStack's `useMutation`: `mutate({ name, arguments })`.
@@ -50,7 +53,7 @@ export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
   const running = useRef<AbortController | undefined>(undefined);
   const base = callToolMutationOptions(sync);
   // The hook's retry, else the QueryClient's for this key: never for a cancelled call, which
-  // would run the tool again on the server.
+  // would run the tool again on the server, nor for one whose options cannot work.
   const retries = retry ?? sync.queryClient.defaultMutationOptions<Options>(base).retry ?? 0;
   const mutation = useMutation<CallToolResult, Error, CallToolVariables>(
     {
@@ -73,6 +76,7 @@ export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
       },
       retry: (count, error) =>
         !isCancelled(error) &&
+        !isInvalid(error) &&
         (typeof retries === 'function'
           ? retries(count, error)
           : retries === true || count < Number(retries)),

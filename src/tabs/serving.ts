@@ -1,5 +1,6 @@
 import type { Progress } from '@modelcontextprotocol/client';
 import { isCancelledError, type QueryKey } from '@tanstack/query-core';
+import { invalidDurationsOf } from '../core/durations';
 import { McpQueryError } from '../core/errors';
 import { MAX_RETRIES } from '../core/readResult';
 import type { McpAction } from '../core/upstream';
@@ -77,6 +78,10 @@ export async function callFor(
   signal: AbortSignal,
 ): Promise<{ value: unknown }> {
   const { name, arguments: args, timeoutMs, maxTotalTimeoutMs } = variables;
+  // A tab of this version checked them before sending (tools.ts); any script of the origin may
+  // send a call, and a whole number past what a timer holds is of the right shape (validate.ts).
+  const invalid = invalidDurationsOf({ timeoutMs, maxTotalTimeoutMs });
+  if (invalid) throw invalid;
   if (variables.action) {
     return { value: await link.local.request(name as McpAction, args ?? {}, signal) };
   }

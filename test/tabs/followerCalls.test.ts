@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { internalsOf } from '../../src/core/internals';
 import { track } from '../support/deferred';
 import {
+  GROUP,
   group,
   REQUEST_TIMEOUT_MS,
   silentLeader,
@@ -102,5 +103,42 @@ describe('a follower’s calls (rule 14, rule 16)', () => {
     await settle();
     expect(request.value).toEqual({});
     expect(call.state).toBe('pending');
+  });
+
+  it('a call from another script whose timeout no timer can take is answered INVALID_OPTIONS, and not run (rule 8)', async () => {
+    // A tab of this version checks a call's durations before it sends it (tools.ts); the channel
+    // is open to any script of the origin, and a whole number past 2^31 - 1 is of the right shape.
+    const { tabs, hub, settle } = await group(1);
+    const [a] = tabs as [Tab];
+    for (const [id, durations] of [
+      [1, { timeoutMs: 2 ** 31 }],
+      [2, { maxTotalTimeoutMs: 0 }],
+    ] as const) {
+      hub.inject(GROUP, {
+        type: 'call',
+        tab: 'other',
+        id,
+        variables: { name: 'echo', progress: false, ...durations },
+      });
+    }
+    await settle();
+    expect(a.local.calls).toHaveLength(0);
+    const replies = hub.sent(a.label, 'reply') as Array<{ id: number; error?: object }>;
+    expect(replies).toEqual([
+      expect.objectContaining({
+        id: 1,
+        error: expect.objectContaining({
+          code: 'INVALID_OPTIONS',
+          message: expect.stringContaining('timeoutMs'),
+        }),
+      }),
+      expect.objectContaining({
+        id: 2,
+        error: expect.objectContaining({
+          code: 'INVALID_OPTIONS',
+          message: expect.stringContaining('maxTotalTimeoutMs'),
+        }),
+      }),
+    ]);
   });
 });

@@ -8,7 +8,8 @@
 export interface RedisEventBusConnection {
   readonly isReady: boolean;
   connect(): Promise<unknown>;
-  sendCommand(args: string[]): Promise<unknown>;
+  /** `typeMapping`: how the reply's RESP types are handed over (node-redis 5+). */
+  sendCommand(args: string[], options?: { typeMapping?: object }): Promise<unknown>;
   on(
     event: 'reconnecting' | 'connect' | 'ready' | 'error',
     listener: (value?: unknown) => void,

@@ -5,6 +5,7 @@
  * on to the SDK's listen router.
  */
 import type { ServerEvent } from '@modelcontextprotocol/server';
+import type { StreamEntry } from './streamReply';
 
 export const ENVELOPE_VERSION = 1;
 /** Longest origin id accepted; ours are UUIDs, this only keeps junk from being kept. */
@@ -98,4 +99,14 @@ export function decode(payload: string, maxSize: number): Decoded {
   const event = toServerEvent(parsed.event);
   if (typeof event === 'string') return { ok: false, reason: event };
   return { ok: true, origin, event };
+}
+
+/** A stream entry as read: its `m` field, missing or too long to have been decoded, or decoded. */
+export function decodeEntry(entry: StreamEntry, maxSize: number): Decoded {
+  if (entry.oversized !== undefined) {
+    const reason = `${entry.oversized} bytes, more than ${maxSize} characters can take (not decoded)`;
+    return { ok: false, reason };
+  }
+  if (entry.payload === undefined) return { ok: false, reason: 'no "m" field' };
+  return decode(entry.payload, maxSize);
 }

@@ -1,7 +1,7 @@
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import { type BackoffOptions, backoffDelay } from '../core/backoff';
 import type { RedisEventBusClient } from './client';
-import { decode, encode } from './envelope';
+import { decodeEntry, encode } from './envelope';
 import { type RedisEventBusError, Reporter } from './errors';
 import { Fanout, type Listener } from './fanout';
 import { AFTER_GAP, ListenStreams, type McpFetch } from './listenStreams';
@@ -198,7 +198,14 @@ class RedisStreamEventBus implements RedisEventBus {
     });
     this.#reader = new StreamReader(
       connection,
-      { key, blockMs, batch: Math.min(READ_BATCH, retain), backoff },
+      {
+        key,
+        blockMs,
+        batch: Math.min(READ_BATCH, retain),
+        // A UTF-16 code unit is at most 3 bytes of UTF-8: more bytes than that is more characters.
+        maxPayloadBytes: 3 * this.#maxEventSize,
+        backoff,
+      },
       {
         positioned: () => this.#resolveReady(),
         entries: (entries) => this.#receive(entries),
@@ -312,10 +319,7 @@ class RedisStreamEventBus implements RedisEventBus {
   #receive(entries: StreamEntry[]): void {
     for (const entry of entries) {
       if (this.#closed) return;
-      const decoded =
-        entry.payload === undefined
-          ? ({ ok: false, reason: 'no "m" field' } as const)
-          : decode(entry.payload, this.#maxEventSize);
+      const decoded = decodeEntry(entry, this.#maxEventSize);
       if (!decoded.ok) {
         this.#counts.malformed += 1;
         this.#reporter.report('malformed', `dropped stream entry ${entry.id}: ${decoded.reason}`);

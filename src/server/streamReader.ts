@@ -15,6 +15,15 @@ import {
  */
 const AHEAD_MS = 60_000;
 
+/**
+ * Replies of the stream commands with every blob string as bytes (`RESP_TYPES.BLOB_STRING` is
+ * `$`, 36): an entry's payload is then measured before it is decoded, and one longer than V8's
+ * longest string (Redis takes 512 MB) does not make node-redis throw on every read of it, which
+ * would drop the connection, re-read the entry and never get past it. `XINFO STREAM` returns
+ * the first and last entries whole, so it is read this way too.
+ */
+const BYTES = { typeMapping: { 36: (globalThis as { Buffer?: unknown }).Buffer } };
+
 export interface StreamReaderEvents {
   /** Positioned at the end of the stream: everything written from now on will be read. */
   positioned(): void;
@@ -37,6 +46,8 @@ export interface StreamReaderOptions {
    * least a full batch behind them, and only a full batch needs a look for a gap.
    */
   batch: number;
+  /** Longest payload decoded, in bytes; longer ones are handed over as `oversized`. */
+  maxPayloadBytes: number;
   backoff: BackoffOptions;
 }
 
@@ -197,7 +208,7 @@ export class StreamReader {
           this.#resumed = false;
           await this.#checkGap([]);
         }
-        const entries = xreadEntries(await this.#read());
+        const entries = xreadEntries(await this.#read(), this.#options.maxPayloadBytes);
         failures = 0;
         const last = entries.at(-1);
         if (this.#stopped) continue;
@@ -227,21 +238,19 @@ export class StreamReader {
 
   #read(): Promise<unknown> {
     const { key, batch, blockMs } = this.#options;
-    return this.#connection.sendCommand([
-      'XREAD',
-      'COUNT',
-      String(batch),
-      'BLOCK',
-      String(blockMs),
-      'STREAMS',
-      key,
-      this.#lastId,
-    ]);
+    return this.#connection.sendCommand(
+      ['XREAD', 'COUNT', String(batch), 'BLOCK', String(blockMs), 'STREAMS', key, this.#lastId],
+      BYTES,
+    );
   }
 
   async #info(): Promise<StreamInfo | undefined> {
     try {
-      return streamInfo(await this.#connection.sendCommand(['XINFO', 'STREAM', this.#options.key]));
+      const reply = await this.#connection.sendCommand(
+        ['XINFO', 'STREAM', this.#options.key],
+        BYTES,
+      );
+      return streamInfo(reply);
     } catch (error) {
       // No such key: an empty stream. Anything else (a lost connection) is for the loop.
       if (/no such key/i.test(String(error))) return undefined;

@@ -6,9 +6,14 @@
 
 export interface StreamEntry {
   id: string;
-  /** The `m` field, or undefined when the entry has none (someone else's XADD). */
+  /** The `m` field, or undefined when the entry has none (someone else's XADD) or is `oversized`. */
   payload: string | undefined;
+  /** Bytes of an `m` field longer than the reader takes, left undecoded. */
+  oversized?: number;
 }
+
+/** The `m` field's name, as bytes. */
+const M = 0x6d;
 
 const decoder = new TextDecoder();
 
@@ -34,23 +39,38 @@ function mapEntries(reply: unknown): Array<[unknown, unknown]> {
   return [];
 }
 
-function field(fields: unknown, name: string): string | undefined {
-  if (!Array.isArray(fields)) return undefined;
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (text(fields[i]) === name) return text(fields[i + 1]);
-  }
-  return undefined;
+/** Whether a field name is `m`; compared as bytes, so a huge name is never decoded. */
+function isM(name: unknown): boolean {
+  if (typeof name === 'string') return name === 'm';
+  return name instanceof Uint8Array && name.byteLength === 1 && name[0] === M;
 }
 
-/** Entries of the one stream an `XREAD … STREAMS key id` asked for; none on a timeout (null). */
-export function xreadEntries(reply: unknown): StreamEntry[] {
+/** The `m` field of an entry's fields, decoded only if it has at most `maxBytes` bytes. */
+function payloadOf(fields: unknown, maxBytes: number): Omit<StreamEntry, 'id'> {
+  if (!Array.isArray(fields)) return { payload: undefined };
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!isM(fields[i])) continue;
+    const value: unknown = fields[i + 1];
+    if (value instanceof Uint8Array && value.byteLength > maxBytes) {
+      return { payload: undefined, oversized: value.byteLength };
+    }
+    return { payload: text(value) };
+  }
+  return { payload: undefined };
+}
+
+/**
+ * Entries of the one stream an `XREAD … STREAMS key id` asked for; none on a timeout (null).
+ * A payload read as bytes and longer than `maxBytes` is not decoded (`oversized`).
+ */
+export function xreadEntries(reply: unknown, maxBytes = Number.POSITIVE_INFINITY): StreamEntry[] {
   const entries: StreamEntry[] = [];
   for (const [, list] of mapEntries(reply)) {
     if (!Array.isArray(list)) continue;
     for (const item of list) {
       if (!Array.isArray(item)) continue;
       const id = text(item[0]);
-      if (id !== undefined) entries.push({ id, payload: field(item[1], 'm') });
+      if (id !== undefined) entries.push({ id, ...payloadOf(item[1], maxBytes) });
     }
   }
   return entries;

@@ -232,6 +232,25 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     expect(b.errors[3]?.message).toMatch(/8 so far/);
   });
 
+  it('an entry too large to be an event is dropped by its size in bytes, never decoded', async () => {
+    const channel = newChannel();
+    const b = await instance(channel, { maxEventSize: 1024 });
+    const a = await instance(channel);
+    const big = 'x'.repeat(1 << 20);
+    // A payload far beyond maxEventSize, and a field name as large before a valid payload: neither
+    // is turned into a string (one past V8's longest string would wedge the reader for good).
+    await admin.sendCommand(['XADD', channel, '*', 'm', big]);
+    const valid = JSON.stringify({ v: 1, origin: 'someone', event: updated('x://named') });
+    await admin.sendCommand(['XADD', channel, '*', big, 'junk', 'm', valid]);
+    a.bus.publish(updated('x://valid'));
+    await eventually(() => expect(b.uris()).toEqual(['x://named', 'x://valid']));
+    expect(b.bus.stats()).toMatchObject({ malformed: 1, received: 2 });
+    expect(b.codes()).toEqual(['malformed']);
+    expect(b.errors[0]?.message).toMatch(
+      /: 1048576 bytes, more than 1024 characters can take \(not decoded\)$/,
+    );
+  });
+
   it('an invalid event given to publish() is refused and reported, never written', async () => {
     const channel = newChannel();
     const a = await instance(channel, { maxEventSize: 256 });

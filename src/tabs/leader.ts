@@ -171,10 +171,11 @@ export class Leader {
         );
         break;
       case 'cancel':
+        // Its place frees at once (the tab freed its own, and may send the next into it).
         this.#calls
           .get(`${message.tab}/${message.id}`)
           ?.controller.abort(
-            new McpQueryError('SUPERSEDED', 'the tab that made the call cancelled it'),
+            new McpQueryError('SUPERSEDED', 'the tab that made the request cancelled it'),
           );
         break;
       case 'waiting': {
@@ -206,7 +207,9 @@ export class Leader {
 
   /**
    * One read or call of another tab, answered with a reply. At most
-   * MAX_REQUESTS_PER_TAB run for one tab at once; more are refused.
+   * MAX_REQUESTS_PER_TAB run for one tab at once; more are refused. One its tab cancelled (or
+   * the tab left) gives its place up at once; its reply still goes when it ends (a tab of an
+   * earlier version frees its own place then; a tab of this one takes it for nothing).
    */
   async #serve(
     member: Member,
@@ -222,6 +225,14 @@ export class Leader {
     member.running += 1;
     const controller = new AbortController();
     const name = `${tab}/${id}`;
+    let held = true;
+    const free = () => {
+      if (!held) return;
+      held = false;
+      member.running -= 1;
+      if (this.#calls.get(name)?.controller === controller) this.#calls.delete(name);
+    };
+    controller.signal.addEventListener('abort', free, { once: true });
     this.#calls.set(name, { tab, controller });
     let reply: TabMessage;
     try {
@@ -230,8 +241,7 @@ export class Leader {
     } catch (error) {
       reply = { type: 'reply', to: tab, id, error: toWire(error) };
     } finally {
-      member.running -= 1;
-      this.#calls.delete(name);
+      free();
     }
     this.#reply(reply);
   }

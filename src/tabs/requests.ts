@@ -10,8 +10,9 @@ const ASKS = 2;
 export type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
 
 export interface Pending {
+  /** As sent: its `id` is new each time it is sent to another leader. */
   request: Request;
-  /** The leader it was sent to (undefined: not sent yet). */
+  /** The leader it was sent to (undefined: not sent to the current one yet). */
   sentTo: string | undefined;
   /** A call, as given (to run it elsewhere if it never left this tab). */
   call: CallToolVariables | undefined;
@@ -30,12 +31,13 @@ export interface Pending {
 /**
  * A follower's reads and calls on their way to the leader. At most MAX_REQUESTS_PER_TAB are
  * sent at once (what the leader runs for one tab, refusing more): the rest wait here, in the
- * order made, so a tab showing many resources is never refused. A request counts until the
- * leader's reply comes, even one this tab cancelled (the leader still runs it), until it times
- * out, or until another tab leads. Each waits while the leader shows it works on it, up to its
- * bound, and no longer than `quietMs` after the last sign (a call then is cancelled on the
- * leader): a leader that stops answering holds no place, and no call, for long. A handover
- * moves them to the next leader.
+ * order made, so a tab showing many resources is never refused. A request holds its place until
+ * the leader's reply comes, this tab cancels it or gives up on it (the leader is told, and frees
+ * its place too), or another tab leads. Each waits while the leader shows it works on it, up to
+ * its bound, and no longer than `quietMs` after the last sign: a leader that stops answering
+ * holds no place, and no call, for long. A handover moves them to the next leader, sent under
+ * new ids: a reply is taken only for the sending it answers (ids are never reused), so a late
+ * one, to a request cancelled or sent to a previous leader, frees no place another now holds.
  */
 export class Requests {
   readonly #tab: string;
@@ -79,20 +81,8 @@ export class Requests {
         reject(signal.reason);
         return;
       }
-      this.#nextId += 1;
-      const id = this.#nextId;
-      const onAbort = () => {
-        const taken = this.#take(id);
-        if (taken?.request.type !== 'call') {
-          taken?.reject(signal?.reason);
-          return;
-        }
-        if (taken.sentTo !== undefined) this.#send({ type: 'cancel', tab: this.#tab, id });
-        taken.reject(cancelled(signal?.reason));
-      };
-      const patience = this.#patience(id, quietMs, boundMs);
-      this.#pending.set(id, {
-        request: make(id),
+      const pending: Pending = {
+        request: make(this.#newId()),
         sentTo: undefined,
         call,
         action,
@@ -103,9 +93,18 @@ export class Requests {
           patience.stop();
           signal?.removeEventListener('abort', onAbort);
         },
-        heard: patience.heard,
-      });
-      this.#queued.add(id);
+        heard: () => patience.heard(),
+      };
+      const patience = this.#patience(pending, quietMs, boundMs);
+      // Cancelled here: it ends as cancelled, and gives its place up at once.
+      const onAbort = () => {
+        const { id, type } = pending.request;
+        if (!this.#take(id)) return;
+        this.#free(id);
+        reject(type === 'call' ? cancelled(signal?.reason) : signal?.reason);
+      };
+      this.#pending.set(pending.request.id, pending);
+      this.#queued.add(pending.request.id);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#flush();
     });
@@ -131,26 +130,41 @@ export class Requests {
     }
   }
 
-  /** The leader replied to `id`: its place is free; the request, if it still waits (and was sent). */
+  /**
+   * The leader replied to `id`: the request that holds a place under that id, if one does (a reply
+   * to another sending, or to nothing sent, is no one's); its place is free.
+   */
   replied(id: number): Pending | undefined {
-    const sent = this.#running.delete(id);
-    const pending = this.#pending.get(id);
+    if (!this.#running.delete(id)) return undefined;
+    const pending = this.#take(id);
     this.#flush();
-    return sent || pending?.sentTo !== undefined ? this.#take(id) : undefined;
+    return pending;
   }
 
   /**
    * Another tab leads (or none does, `undefined`): calls sent to the previous one fail (they
-   * may have run); reads, and calls never sent, go to the new one.
+   * may have run); reads, and calls never sent, go to the new one, in the order made: a read
+   * sent before under a new id. Each waits for the new leader afresh (the previous one's silence
+   * is not the new one's).
    */
   follow(leader: string | undefined): void {
     this.#leader = leader;
     this.#running.clear();
     if (leader === undefined) return;
-    for (const [id, pending] of [...this.#pending]) {
-      if (pending.request.type === 'call' && pending.sentTo !== undefined) {
-        this.#take(id)?.reject(lostCall());
+    const all = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const pending of all) {
+      if (pending.sentTo !== undefined) {
+        if (pending.request.type === 'call') {
+          pending.done();
+          pending.reject(lostCall());
+          continue;
+        }
+        pending.request = { ...pending.request, id: this.#newId() };
+        pending.sentTo = undefined;
       }
+      pending.heard();
+      this.#pending.set(pending.request.id, pending);
     }
     this.#queued = new Set(this.#pending.keys());
     this.#flush();
@@ -185,6 +199,21 @@ export class Requests {
     }
   }
 
+  #newId(): number {
+    this.#nextId += 1;
+    return this.#nextId;
+  }
+
+  /**
+   * `id` waits no longer: if it held a place, the leader is told (it frees the place too, and
+   * stops a call), then the next request goes into it.
+   */
+  #free(id: number): void {
+    if (!this.#running.delete(id)) return;
+    this.#send({ type: 'cancel', tab: this.#tab, id });
+    this.#flush();
+  }
+
   /** The request `id`, out of the pending set: the one who takes it settles it. */
   #take(id: number): Pending | undefined {
     const pending = this.#pending.get(id);
@@ -196,7 +225,7 @@ export class Requests {
   }
 
   /**
-   * How long request `id` waits for its reply: `quietMs` from the latest sign of the leader
+   * How long a request waits for its reply: `quietMs` from the latest sign of the leader
    * working on it (sent to it, the leader saying it still runs it, a call's progress), and
    * `boundMs` in all (a leader's read can join a flight of its own, retried; a call runs as long
    * as its own timeouts let it). Without a sign for a third of `quietMs` it asks the leader, and
@@ -205,12 +234,13 @@ export class Requests {
    * and the answer to the first question comes before the next). Timers of time waited: the
    * clock may be set back or forward meanwhile.
    */
-  #patience(id: number, quietMs: number, boundMs: number) {
+  #patience(pending: Pending, quietMs: number, boundMs: number) {
     const step = quietMs / (ASKS + 1);
     let silent = 0;
     let said = this.#workingSaid;
     let stopTimer = () => {};
     const due = () => {
+      const { id } = pending.request;
       // Not sent yet, for want of a place: while the leader works on the requests that hold the
       // places, this one waits with them (a leader that says nothing frees them as they expire).
       if (this.#queued.has(id) && said !== this.#workingSaid) {
@@ -221,8 +251,7 @@ export class Requests {
         this.#expire(id, quietMs);
         return;
       }
-      // Queued, it asks about every request holding a place: a read this tab cancelled holds
-      // its place until the leader replies, and nothing else asks about it.
+      // Queued, it asks about every request holding a place.
       if (silent > 0 && this.#running.has(id)) this.#ask(id);
       else if (silent > 0 && this.#queued.has(id)) this.#ask(undefined);
       stopTimer = after(step, due);
@@ -230,7 +259,7 @@ export class Requests {
     stopTimer = after(step, due);
     // Derived from options of up to 2^31 - 1 ms each (durations.ts), the bound can be longer than
     // a timer holds: a timer given it would fire at once.
-    const stopBound = after(boundMs, () => this.#expire(id, boundMs));
+    const stopBound = after(boundMs, () => this.#expire(pending.request.id, boundMs));
     return {
       stop: () => {
         stopTimer();
@@ -251,11 +280,10 @@ export class Requests {
   #expire(id: number, waitedMs: number): void {
     const taken = this.#take(id);
     if (!taken) return;
-    if (this.#running.delete(id)) this.#flush();
+    this.#free(id);
     let outcome = '';
     if (taken.request.type === 'call') {
       const sent = taken.sentTo !== undefined;
-      if (sent) this.#send({ type: 'cancel', tab: this.#tab, id });
       outcome = sent
         ? '; the call may or may not have run'
         : '; the call was not sent: it was not run';
@@ -269,8 +297,8 @@ export class Requests {
   }
 
   /**
-   * Ask the leader, once a tick, whether it still runs these (`undefined`: every request of this
-   * tab it has, the cancelled ones too); it answers `working`.
+   * Ask the leader, once a tick, whether it still runs these (`undefined`: every request holding
+   * a place); it answers `working`.
    */
   #ask(id: number | undefined): void {
     const first = this.#asking.size === 0 && !this.#askingAll;

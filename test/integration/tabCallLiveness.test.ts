@@ -153,10 +153,10 @@ describe('a follower’s call through a leader that stops talking (rule 14)', ()
     expect(read.value).toMatchObject({ contents: [{ uri: URI, text: 'v1' }] });
   });
 
-  // A read TanStack cancelled (its row scrolled away) keeps its place until the leader replies,
-  // as the leader still runs it; nothing of this tab waits on it any more, so nobody asked about
-  // it. A call queued behind 256 of them heard nothing and was given up on as "not sent".
-  it('a call queued behind reads this tab cancelled, which the leader still runs, waits for a place', async () => {
+  // A read TanStack cancelled (its row scrolled away) gives its place up at once, here and on
+  // the leader, which still runs it (one flight for every tab). It kept its place until the
+  // leader replied: a call made behind 256 of them waited for the leader's reads to end.
+  it('a call made after reads this tab cancelled, which the leader still runs, is sent and run at once', async () => {
     const { server, follower } = await group();
     const uris = Array.from({ length: MAX_REQUESTS_PER_TAB }, (_, index) => `doc://row/${index}`);
     for (const uri of uris) server.store.upsert(text(uri, uri));
@@ -180,18 +180,11 @@ describe('a follower’s call through a leader that stops talking (rule 14)', ()
     await eventually(() => expect(reads).toBeGreaterThan(0));
     await follower.queryClient.cancelQueries();
     await eventually(() => expect(rows.every((row) => row.state === 'rejected')).toBe(true));
-    const answered = follower.channels.heard('working').length;
     const call = track(callTool(follower.sync, { name: 'quick' }));
-    // Four answers: the call has waited longer than a silent leader is waited for.
-    await eventually(
-      () => expect(follower.channels.heard('working').length).toBeGreaterThanOrEqual(answered + 4),
-      { timeout: 12 * FOLLOWER_TIMEOUT_MS },
-    );
-    expect(call.state).toBe('pending');
-    expect(server.counters().toolCalls).toBe(0);
-    gate.resolve();
-    await eventually(() => expect(call.state).toBe('resolved'), { timeout: 10_000 });
+    // The leader's reads still wait at the server (the gate is shut): the call ran beside them.
+    await eventually(() => expect(call.state).toBe('resolved'));
     expect(call.value?.isError).not.toBe(true);
     expect(server.counters().toolCalls).toBe(1);
+    gate.resolve();
   });
 });

@@ -15,7 +15,7 @@ import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
 import { declaresListChanged, NOTIFIED_LISTS, type NotifiedList } from './lists';
 import type { Retention } from './retention';
-import { legacyStreamView, SUBSCRIBES_AT_ONCE } from './subscribePacing';
+import { countedStatus, legacyStreamView, SUBSCRIBES_AT_ONCE, unheard } from './subscribePacing';
 import { UnsubscribeLine } from './unsubscribeLine';
 
 export interface SubscribeChannelOptions {
@@ -69,6 +69,7 @@ export class SubscribeChannel implements ChangeChannel {
   readonly #queued = new Set<string>();
   #subscribing = 0;
   #lists: ReadonlySet<NotifiedList> = new Set();
+  #desire: Desire | undefined;
   #stopIdle: (() => void) | undefined;
   #stream: LegacyStreamState;
   #status: StreamStatus;
@@ -89,10 +90,11 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   update(desire: Desire): void {
+    this.#desire = desire;
     this.#lists = desire.lists;
     let changes: DeclinedChanges = [];
-    if (!this.#canSubscribe) {
-      const reason = 'the server did not declare resources.subscribe';
+    const reason = unheard(this.#canSubscribe, this.#stream);
+    if (reason !== undefined) {
       const next = new Map(desire.uris.map((uri) => [uri, reason]));
       changes = declinedChanges(this.#declined, next);
       this.#declined = next;
@@ -141,18 +143,16 @@ export class SubscribeChannel implements ChangeChannel {
   streamChanged(state: LegacyStreamState, resumed: boolean): void {
     if (state === this.#stream) return;
     const gap = this.#stream === 'resuming' && state === 'open' && !resumed;
-    if (state === 'resuming') {
-      this.#status = {
-        ...this.#status,
-        reopenCount: this.#status.reopenCount + 1,
-        lastCloseReason: 'remote',
-        attempt: this.#status.attempt + 1,
-      };
-    } else if (state === 'open') {
-      this.#status = { ...this.#status, attempt: 0 };
-    }
+    this.#status = countedStatus(this.#status, state);
     this.#stream = state;
     this.#publishStatus();
+    if (state === 'unsupported') {
+      // Final for the session (the GET is never asked again): retries end, and
+      // what is wanted is declined with the stream's reason.
+      for (const retry of this.#retries.values()) retry.cancel?.();
+      this.#retries.clear();
+      if (this.#desire) this.update(this.#desire);
+    }
     if (gap) {
       const lost = [...this.#phases.keys()];
       this.#report.coverage({ gained: [], lost, listsGained: [], listsLost: NOTIFIED_LISTS });
@@ -208,6 +208,7 @@ export class SubscribeChannel implements ChangeChannel {
   #needsSubscribe(uri: string): boolean {
     return (
       this.#target.has(uri) &&
+      this.#stream !== 'unsupported' &&
       this.#settled(uri) &&
       this.#phases.get(uri) !== 'subscribed' &&
       !this.#declined.has(uri)

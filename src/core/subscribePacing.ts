@@ -32,6 +32,29 @@ export function unsubscribesAtOnce(waiting: number, resumeInMs: number): number 
   return waiting > MAX_WAITING_UNSUBSCRIBES ? 1 : 0;
 }
 
+/**
+ * Why nothing subscribed could be heard, if so: the server cannot subscribe,
+ * or its session has no SSE stream. Every wanted URI is declined with it.
+ */
+export function unheard(canSubscribe: boolean, stream: LegacyStreamState): string | undefined {
+  if (!canSubscribe) return 'the server did not declare resources.subscribe';
+  return stream === 'unsupported' ? legacyStreamView(stream).note : undefined;
+}
+
+/** The stream status's counts once the SSE stream is in `state`: a resumption is a reopening. */
+export function countedStatus(status: StreamStatus, state: LegacyStreamState): StreamStatus {
+  if (state === 'resuming') {
+    const { reopenCount, attempt } = status;
+    return {
+      ...status,
+      reopenCount: reopenCount + 1,
+      lastCloseReason: 'remote',
+      attempt: attempt + 1,
+    };
+  }
+  return state === 'open' ? { ...status, attempt: 0 } : status;
+}
+
 /** What a 2025 session's SSE stream state shows as in its stream status. */
 export function legacyStreamView(stream: LegacyStreamState): Pick<StreamStatus, 'state' | 'note'> {
   if (stream === 'unsupported') {

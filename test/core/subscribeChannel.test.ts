@@ -375,6 +375,38 @@ describe('SubscribeChannel', () => {
     expect(t.channel.mayCoverList('resources')).toBe(false);
   });
 
+  it('once the stream is unsupported every wanted URI is declined saying so, and nothing more is asked', async () => {
+    const t = setup();
+    t.channel.update(desire(['a://1', 'b://2']));
+    await t.answer('subscribe', 'a://1');
+    t.channel.streamChanged('unsupported', false);
+    const reason = t.status().note as string;
+    expect(reason).toContain('notifications cannot arrive');
+    expect(t.declined()).toEqual(
+      new Map([
+        ['a://1', reason],
+        ['b://2', reason],
+      ]),
+    );
+    // The subscribe in flight is answered; later URIs and retries ask nothing.
+    await t.answer('subscribe', 'b://2');
+    t.channel.update(desire(['a://1', 'b://2', 'c://3'], { lingering: ['d://4'] }));
+    expect(t.declined().get('c://3')).toBe(reason);
+    expect(t.declined().get('d://4')).toBe(reason);
+    expect(t.count('subscribe')).toBe(2);
+    expect(t.covered()).toEqual([]);
+    // A URI let go forgets the reason, as any declined URI does.
+    t.channel.update(desire(['a://1']));
+    expect([...t.declined().keys()]).toEqual(['a://1']);
+  });
+
+  it('a stream unsupported from the start declines at the first update and asks nothing', () => {
+    const t = setup({ stream: 'unsupported' });
+    t.channel.update(desire(['a://1']));
+    expect(t.declined().get('a://1')).toContain('notifications cannot arrive');
+    expect(t.requests).toHaveLength(0);
+  });
+
   it('without resources.subscribe every wanted URI is declined and nothing is asked; lists are still covered', () => {
     const t = setup({ capabilities: { resources: { listChanged: true } } });
     t.channel.update(desire(['a://1'], { lingering: ['b://2'] }));

@@ -235,6 +235,17 @@ describe.each(ERA_CASES.filter(({ era }) => era === 'legacy'))(
       cleanups.push(view.unmount);
       await eventually(() => expect(view.text()).toBe('v1'), { timeout: 10_000 });
       await eventually(() => expect(diagnosticsOf(sync)?.stream.state).toBe('unsupported'));
+      // Its row says why it is not covered, and a URI shown later asks the server for nothing.
+      const row = () => diagnosticsOf(sync)?.resources.find((r) => r.uri === URI);
+      expect(row()).toMatchObject({ acknowledged: false });
+      expect(row()?.declined).toContain('notifications cannot arrive');
+      const subscribes = () => tamper.stats('resources/subscribe').requests;
+      const before = subscribes();
+      server.store.upsert(text('note://later', 'later'));
+      const later = observeResource(sync, 'note://later');
+      cleanups.push(later.unmount);
+      await eventually(() => expect(later.text()).toBe('later'));
+      expect(subscribes()).toBe(before);
     });
   },
 );

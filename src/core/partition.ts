@@ -11,7 +11,7 @@ export interface PartitionIdentity {
   auth: string | undefined;
 }
 
-const current = new WeakMap<QueryClient, Map<string, PartitionIdentity>>();
+const current = new WeakMap<QueryClient, Map<string | undefined, PartitionIdentity>>();
 
 /**
  * Make `identity` the current one for this QueryClient and scope.
@@ -35,9 +35,8 @@ export function adoptPartition(
     byScope = new Map();
     current.set(client, byScope);
   }
-  const scope = keys.scope ?? '';
-  const previous = byScope.get(scope);
-  byScope.set(scope, identity);
+  const previous = byScope.get(keys.scope);
+  byScope.set(keys.scope, identity);
   if (!previous) return [];
   const serverChanged = previous.connection !== identity.connection;
   if (!serverChanged && previous.auth === identity.auth) return [];

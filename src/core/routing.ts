@@ -17,12 +17,11 @@ interface Serving {
 /** How long a query waits for an McpCacheSync to serve its QueryClient and scope. */
 export const ATTACH_WAIT_MS = 30_000;
 
-const attached = new WeakMap<QueryClient, Map<string, Serving>>();
+/** Keyed by the scope as given: `''` is a scope of its own, apart from none (`undefined`). */
+const attached = new WeakMap<QueryClient, Map<string | undefined, Serving>>();
 const waiting = new WeakMap<QueryClient, Set<() => void>>();
 /** Per scope, who serves it again once nobody does (`standBy`). */
-const standing = new WeakMap<QueryClient, Map<string, Set<() => boolean>>>();
-
-const scopeKey = (scope: string | undefined) => scope ?? '';
+const standing = new WeakMap<QueryClient, Map<string | undefined, Set<() => boolean>>>();
 
 /** What `map` holds for `key`, made now if it held nothing. */
 function entry<K extends object | string, V>(
@@ -50,26 +49,26 @@ export function attach(
   scope: string | undefined,
   runner: QueryRunner,
 ): AbortSignal {
-  const scoped = entry(attached, client, () => new Map<string, Serving>());
+  const scoped = entry(attached, client, () => new Map<string | undefined, Serving>());
   const attachment = new AbortController();
-  scoped.get(scopeKey(scope))?.attachment.abort();
-  scoped.set(scopeKey(scope), { runner, attachment });
+  scoped.get(scope)?.attachment.abort();
+  scoped.set(scope, { runner, attachment });
   for (const wake of [...(waiting.get(client) ?? [])]) wake();
   return attachment.signal;
 }
 
 /** Whether an McpCacheSync serves `scope` on `client` now. */
 export const isServed = (client: QueryClient, scope: string | undefined): boolean =>
-  attached.get(client)?.has(scopeKey(scope)) === true;
+  attached.get(client)?.has(scope) === true;
 
 /** The attachment that returned `signal` stops serving (if it still was). */
 export function detach(client: QueryClient, scope: string | undefined, signal: AbortSignal): void {
   const scoped = attached.get(client);
-  const serving = scoped?.get(scopeKey(scope));
+  const serving = scoped?.get(scope);
   if (serving?.attachment.signal !== signal) return;
   serving.attachment.abort();
-  scoped?.delete(scopeKey(scope));
-  for (const retake of [...(standing.get(client)?.get(scopeKey(scope)) ?? [])].reverse()) {
+  scoped?.delete(scope);
+  for (const retake of [...(standing.get(client)?.get(scope) ?? [])].reverse()) {
     if (retake()) break;
   }
 }
@@ -86,7 +85,7 @@ export function standBy(
 ): () => void {
   const retakes = entry(
     entry(standing, client, () => new Map()),
-    scopeKey(scope),
+    scope,
     () => new Set(),
   );
   retakes.add(retake);
@@ -122,7 +121,7 @@ function routeScope(scope: string | undefined) {
         return await runner.query(queryKey, both.signal);
       } catch (error) {
         if (!attachment.signal.aborted || signal.aborted) throw error;
-        if (!attached.get(client)?.has(scopeKey(scope))) {
+        if (!attached.get(client)?.has(scope)) {
           throw new McpQueryError('DISPOSED', 'the McpCacheSync of this query was disposed');
         }
       } finally {
@@ -137,7 +136,7 @@ function whenAttached(
   scope: string | undefined,
   signal: AbortSignal,
 ): Promise<Serving> {
-  const now = attached.get(client)?.get(scopeKey(scope));
+  const now = attached.get(client)?.get(scope);
   if (now) return Promise.resolve(now);
   return new Promise((resolve, reject) => {
     const waiters = entry(waiting, client, () => new Set<() => void>());
@@ -147,7 +146,7 @@ function whenAttached(
       waiters.delete(wake);
     };
     const wake = () => {
-      const serving = attached.get(client)?.get(scopeKey(scope));
+      const serving = attached.get(client)?.get(scope);
       if (!serving) return;
       done();
       resolve(serving);

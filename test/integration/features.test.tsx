@@ -243,6 +243,44 @@ describe('several servers in one app', () => {
   });
 });
 
+describe('an empty scope is a scope', () => {
+  afterEach(async () => {
+    cleanup();
+    await disposeSyncs();
+  });
+
+  it('a provider with scope "" and one without serve their own servers side by side', async () => {
+    const a = await start('modern');
+    const b = await start('legacy-v2');
+    a.store.upsert(text(URI, 'from a'));
+    b.store.upsert(text(URI, 'from b'));
+    const queryClient = new QueryClient();
+    try {
+      render(
+        <QueryClientProvider client={queryClient}>
+          <McpProvider url={b.url} scope="" lingerMs={20}>
+            <McpProvider url={a.url} lingerMs={20}>
+              <Text uri={URI} label="unscoped" />
+              <Text uri={URI} scope="" label="empty" />
+            </McpProvider>
+          </McpProvider>
+        </QueryClientProvider>,
+      );
+      await eventually(() => expect(screen.getByTestId('unscoped').textContent).toBe('from a'));
+      await eventually(() => expect(screen.getByTestId('empty').textContent).toBe('from b'));
+      act(() => b.setText(URI, 'b changed'));
+      await eventually(() => expect(screen.getByTestId('empty').textContent).toBe('b changed'));
+      expect(screen.getByTestId('unscoped').textContent).toBe('from a');
+    } finally {
+      cleanup();
+      await disposeSyncs();
+      queryClient.clear();
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
 function ListedUris() {
   const list = useResourceList();
   return <div data-testid="listed">{list.data?.map((resource) => resource.uri).join(' ')}</div>;

@@ -35,6 +35,7 @@ export class ServerLog {
   readonly store = new Store<ServerLogSnapshot>({ entries: [], dropped: 0 });
   readonly #upstream: SyncInternals['upstream'];
   readonly #levels = new Map<object, LoggingLevel | undefined>();
+  readonly #maxes = new Map<object, number>();
   #max = DEFAULT_LOG_MAX;
   #nextId = 0;
 
@@ -51,10 +52,25 @@ export class ServerLog {
     this.#keep([entry, ...this.store.get().entries]);
   };
 
-  /** Keep at least `max` entries from now on (the largest any reader asked for). */
-  keep(max: number): void {
-    if (!(max > this.#max)) return;
-    this.#max = Math.floor(max);
+  /**
+   * Keep at least `max` entries until the returned function is called: the inbox keeps the
+   * largest any reader asks for (at least the default), and shrinks back, dropping the oldest,
+   * once that reader lets go.
+   */
+  keep(max: number): () => void {
+    const holder = {};
+    this.#maxes.set(holder, max > 0 ? Math.floor(max) : 0);
+    this.#resize();
+    return () => {
+      // After a microtask: a hook whose `max` changed holds the new one by then (React runs
+      // the effect's cleanup, then the effect), so nothing it still shows is dropped.
+      if (this.#maxes.delete(holder)) queueMicrotask(() => this.#resize());
+    };
+  }
+
+  #resize(): void {
+    this.#max = Math.max(DEFAULT_LOG_MAX, ...this.#maxes.values());
+    this.#keep([...this.store.get().entries]);
   }
 
   /**
@@ -77,6 +93,7 @@ export class ServerLog {
 
   #keep(entries: ServerLogEntry[]): void {
     const over = Math.max(0, entries.length - this.#max);
+    if (over === 0 && entries.length === this.store.get().entries.length) return;
     this.store.set({
       entries: over > 0 ? entries.slice(0, this.#max) : entries,
       dropped: this.store.get().dropped + over,

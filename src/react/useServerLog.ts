@@ -12,7 +12,7 @@ export interface UseServerLogOptions {
    * server sends by itself shows (on 2026-07-28: nothing).
    */
   level?: LoggingLevel;
-  /** The most entries kept (default 200; the largest any mounted hook asks for). */
+  /** The most entries shown (default 200). The inbox keeps the largest any mounted hook asks for. */
   max?: number;
   scope?: string;
 }
@@ -36,7 +36,7 @@ export function useServerLog(options: UseServerLogOptions = {}): UseServerLogRes
   const { level, max = DEFAULT_LOG_MAX, scope } = options;
   const sync = useMcpSync('useServerLog', scope);
   const log = serverLog(sync);
-  log.keep(max);
+  useEffect(() => log.keep(max), [log, max]);
   useEffect(() => log.ask(level), [log, level]);
   const { capabilities } = useMcp(scope);
   const snapshot = useSyncExternalStore(log.store.subscribe, log.store.get, log.store.get);

@@ -171,6 +171,46 @@ describe('server logs: hostile messages (legacy-v2, on the session stream)', () 
   });
 });
 
+describe('server logs: how much is kept', () => {
+  it('a larger `max` keeps more only while someone asks for it; once let go the inbox shrinks back', async () => {
+    const server = await serve('legacy-v2');
+    const proxy = await startTamperProxy(server.url);
+    atEnd(() => proxy.close());
+    const queryClient = new (await import('@tanstack/query-core')).QueryClient();
+    const sync = new McpCacheSync({ queryClient, url: proxy.url });
+    atEnd(() => sync.dispose());
+    const log = serverLog(sync);
+    sync.mount();
+    await eventually(() => expect(proxy.openStreams()).toBe(1));
+    const letGo = log.keep(300);
+    const small = log.keep(50);
+    proxy.inject(
+      Array.from({ length: 300 }, (_, i) => ({
+        jsonrpc: '2.0' as const,
+        method: 'notifications/message',
+        params: { level: 'info', data: i },
+      })),
+    );
+    await eventually(() => expect(log.store.get().entries).toHaveLength(300));
+    // Let go and held again at once (a hook whose `max` changed): nothing is dropped.
+    letGo();
+    const again = log.keep(300);
+    await Promise.resolve();
+    expect(log.store.get().entries).toHaveLength(300);
+    again();
+    again(); // twice is once
+    await Promise.resolve();
+    // Back to the default (200): the oldest go, counted as dropped.
+    expect(log.store.get()).toMatchObject({ dropped: 100 });
+    expect(log.store.get().entries.map((e) => e.data)).toEqual(
+      Array.from({ length: 200 }, (_, i) => 299 - i),
+    );
+    small();
+    await Promise.resolve();
+    expect(log.store.get().entries).toHaveLength(200);
+  });
+});
+
 describe('server logs without React', () => {
   it('serverLog(sync) keeps messages from the start of the connection', async () => {
     const server = await serve('legacy-v1');

@@ -6,7 +6,7 @@ import {
 } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { McpQueryError } from '../core/errors';
-import { type CallToolVariables, callToolMutationOptions } from '../core/tools';
+import { type CallToolVariables, callRetry, callToolMutationOptions } from '../core/tools';
 import { useMcpSync } from './context';
 
 // TanStack's own `scope` (serial mutations) is left out: here `scope` names the provider.
@@ -35,9 +35,6 @@ type Options = UseMutationOptions<CallToolResult, Error, CallToolVariables>;
 
 const isCancelled = (error: unknown) =>
   error instanceof McpQueryError && error.code === 'CANCELLED';
-/** A call no retry can make work (its own durations, rule 8). */
-const isInvalid = (error: unknown) =>
-  error instanceof McpQueryError && error.code === 'INVALID_OPTIONS';
 
 /**
  * Call tools with TanStack's `useMutation`: `mutate({ name, arguments })`.
@@ -54,7 +51,7 @@ export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
   const base = callToolMutationOptions(sync);
   // The hook's retry, else the QueryClient's for this key: never for a cancelled call, which
   // would run the tool again on the server, nor for one whose options cannot work.
-  const retries = retry ?? sync.queryClient.defaultMutationOptions<Options>(base).retry ?? 0;
+  const retries = retry ?? sync.queryClient.defaultMutationOptions<Options>(base).retry;
   const mutation = useMutation<CallToolResult, Error, CallToolVariables>(
     {
       ...mutationOptions,
@@ -74,12 +71,7 @@ export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
           },
         });
       },
-      retry: (count, error) =>
-        !isCancelled(error) &&
-        !isInvalid(error) &&
-        (typeof retries === 'function'
-          ? retries(count, error)
-          : retries === true || count < Number(retries)),
+      retry: callRetry(retries),
       ...(onError && {
         onError: (error, ...rest) => (isCancelled(error) ? undefined : onError(error, ...rest)),
       }),

@@ -5,7 +5,7 @@ import {
   useMutation,
 } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { CallToolVariables } from '../../core/tools';
+import { type CallToolVariables, callRetry } from '../../core/tools';
 import { useServerManager } from './context';
 
 export type UseCallServerToolOptions = Omit<
@@ -14,6 +14,8 @@ export type UseCallServerToolOptions = Omit<
 >;
 
 const MUTATION_KEY = ['mcp-servers', 'callTool'];
+
+type Options = UseMutationOptions<CallToolResult, Error, CallToolVariables>;
 
 /**
  * `useCallTool` across servers: `mutate({ name: qualifiedName, arguments })`
@@ -29,10 +31,16 @@ export function useCallServerTool(options?: UseCallServerToolOptions): UseMutati
 } {
   const manager = useServerManager('useCallServerTool');
   const [progress, setProgress] = useState<Progress>();
+  // The hook's retry, else the QueryClient's for this key: never for a cancelled call, which
+  // would run the tool again on the server, nor for one whose options cannot work (callRetry).
+  const retry =
+    options?.retry ??
+    manager.queryClient.defaultMutationOptions<Options>({ mutationKey: MUTATION_KEY }).retry;
   const mutation = useMutation(
     {
       ...options,
       mutationKey: MUTATION_KEY,
+      retry: callRetry(retry),
       mutationFn: (variables) => {
         setProgress(undefined);
         return manager.callTool({

@@ -24,10 +24,15 @@ import { fetchList, type ListKind, type NotifiedList, notifiedBy } from './lists
 import { DEFAULTS, type McpCacheSyncOptions } from './options';
 import type { PartitionIdentity } from './partition';
 import { checkContents } from './readResult';
-import { logMeta, type RequestHandler, requestHandler } from './requests';
+import {
+  type CallRunner,
+  callRunner,
+  logMeta,
+  type RequestHandler,
+  requestHandler,
+} from './requests';
 import type { Session } from './session';
 import { anything } from './shapes';
-import { callOn } from './tools';
 import { Turns } from './turns';
 import type { CallToolVariables, LocalUpstreamControl, McpAction } from './upstream';
 
@@ -104,8 +109,10 @@ export class LocalUpstream implements LocalUpstreamControl {
   }
 
   callTool(variables: CallToolVariables): Promise<CallToolResult> {
+    // Registered by every way a call is made (tools.ts, tab sharing): see defineCalls.
+    const run = callRunner() as CallRunner;
     return this.#send(variables.signal, (client) =>
-      callOn(client, variables, this.#toolTimeouts, logMeta(client, this.#logLevel)),
+      run(client, variables, this.#toolTimeouts, logMeta(client, this.#logLevel)),
     );
   }
 

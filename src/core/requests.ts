@@ -1,9 +1,15 @@
-import type { Client, LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  Client,
+  LoggingLevel,
+  ServerCapabilities,
+} from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import { McpQueryError } from './errors';
 import type { McpEventInput } from './events';
 import type { McpKeys, RequestKind } from './keys';
 import { type NotifiedList, notifiedBy } from './lists';
+import type { CallToolVariables } from './upstream';
 
 /**
  * How the queries of prompts, completions and tasks run, and the notifications the dispatcher
@@ -34,6 +40,27 @@ export interface RequestHandler {
 
 /** A notification's params as an event, or why they are malformed. */
 export type NotificationParser = (params: Record<string, unknown>) => McpEventInput | string;
+
+/** How a tool call runs on a connected client (`callOn` in tools.ts). */
+export type CallRunner = (
+  client: Client,
+  variables: CallToolVariables,
+  timeouts: { timeoutMs: number; maxTotalTimeoutMs: number },
+  meta?: LogMeta,
+) => Promise<CallToolResult>;
+
+let runCall: CallRunner | undefined;
+
+/**
+ * Tool calls, registered like the request kinds: by tools.ts, which every call goes through
+ * (`callTool`, `useCallTool`, the servers manager, MCP Apps), and by tab sharing (the leading
+ * tab runs other tabs' calls). An app that never calls a tool carries none of it.
+ */
+export function defineCalls(run: CallRunner): void {
+  runCall = run;
+}
+
+export const callRunner = (): CallRunner | undefined => runCall;
 
 const handlers = new Map<RequestKind, RequestHandler>();
 const parsers = new Map<string, NotificationParser>();

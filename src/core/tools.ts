@@ -5,7 +5,7 @@ import { cancelled, McpQueryError } from './errors';
 import { internalsOf } from './internals';
 import type { McpKeys } from './keys';
 import { toolsListed } from './lists';
-import type { LogMeta } from './requests';
+import { defineCalls, type LogMeta } from './requests';
 import type { CallToolVariables } from './upstream';
 
 export type { CallToolVariables };
@@ -75,6 +75,13 @@ export async function callOn(
     throw error;
   }
 }
+
+/** Makes tool calls runnable (defineCalls); tab sharing calls it too, for other tabs' calls. */
+export function defineToolCalls(): void {
+  defineCalls(callOn);
+}
+
+defineToolCalls();
 
 /**
  * Options for TanStack's `useMutation` / `MutationObserver` that call a tool

@@ -7,6 +7,7 @@ import { definePrompts } from '../core/prompts';
 import { defineServerLog } from '../core/serverLog';
 import { defineTasks } from '../core/tasks';
 import { invalidDuration } from '../core/timerMs';
+import { defineToolCalls } from '../core/tools';
 import type {
   CallToolVariables,
   LocalUpstreamControl,
@@ -56,8 +57,9 @@ export function shareAcrossTabs(options: ShareAcrossTabsOptions = {}): TabSharin
   const invalid = invalidDuration('livenessMs', options.livenessMs, 100);
   if (invalid) throw invalid;
   // The leading tab serves every tab's keys, and relays every event, whatever its own page
-  // imported: prompts, completions, tasks and log messages are all known here.
+  // imported: prompts, tool calls, completions, tasks and log messages are all known here.
   definePrompts();
+  defineToolCalls();
   defineCompletions();
   defineTasks();
   defineServerLog();

@@ -183,19 +183,26 @@ function streamDetail(stream: StreamStatus): string {
   return parts.join(', ');
 }
 
+/** A run of percent-escapes: matched in one pass, nothing to backtrack into. */
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
 /**
  * A URI with the usual mistakes forgiven (case, trailing slashes,
- * percent-encoding): two URIs with the same loose form are near-misses. One
- * linear pass over the string — a server controls these strings, so no
- * pattern here may backtrack.
+ * percent-encoding, `+` for a space): two URIs with the same loose form are
+ * near-misses. Each run of escapes is decoded on its own, so a stray `%` or a
+ * broken UTF-8 sequence leaves only its own run as spelled. Linear — a server
+ * controls these strings, so no pattern here may backtrack.
  */
 export function looseForm(uri: string): string {
-  let decoded = uri;
-  try {
-    decoded = decodeURIComponent(uri);
-  } catch {
-    // keep the raw spelling
-  }
+  const decoded = uri
+    .replace(ESCAPES, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run; // keep the raw spelling
+      }
+    })
+    .replaceAll('+', ' ');
   let end = decoded.length;
   while (end > 0 && decoded.charCodeAt(end - 1) === 47 /* / */) end -= 1;
   return decoded.slice(0, end).toLowerCase();

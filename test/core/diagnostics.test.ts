@@ -575,8 +575,21 @@ describe('looseForm', () => {
     ['app://notes/a%20b', 'app://notes/a b'],
     ['app://notes/%E2%9C%93/', 'app://notes/✓'],
     ['app://bad/%E2%9C', 'app://bad/%e2%9c'], // not decodable: the raw spelling, lowercased
+    // A stray % spoils only itself: the escapes around it are still read.
+    ['app://x/a%20b/50%', 'app://x/a b/50%'],
+    ['app://x/a%20b/50%25', 'app://x/a b/50%'],
+    ['app://x/%E2%9C/%41', 'app://x/%e2%9c/a'],
+    // Form encoding: + is a space, as %20 is (and %2B is a plus, which reads as one too).
+    ['app://notes/a+b', 'app://notes/a b'],
+    ['app://notes/a%2Bb', 'app://notes/a b'],
   ])('%s → %s', (uri, loose) => {
     expect(looseForm(uri)).toBe(loose);
+  });
+
+  it('is linear: a million escapes, stray or not, complete', () => {
+    expect(looseForm(`x:${'%41'.repeat(1_000_000)}`)).toBe(`x:${'a'.repeat(1_000_000)}`);
+    expect(looseForm(`x:${'%'.repeat(1_000_000)}`)).toBe(`x:${'%'.repeat(1_000_000)}`);
+    expect(looseForm(`x:${'%E2'.repeat(1_000_000)}`)).toBe(`x:${'%e2'.repeat(1_000_000)}`);
   });
 
   it('is linear: a million trailing slashes complete', () => {

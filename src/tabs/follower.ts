@@ -66,11 +66,13 @@ export class Follower {
     const maxTotal = variables.maxTotalTimeoutMs ?? context.toolMaxTotalTimeoutMs;
     const boundMs = 2 * maxTotal + 2 * context.requestTimeoutMs;
     const { name, arguments: args, timeoutMs: callTimeout, maxTotalTimeoutMs } = variables;
+    // Whole milliseconds on the wire (`seconds * 1000` seldom is one; callTool checked the
+    // range): a leader of an earlier version drops a call with a fraction, unanswered.
     const call: WireCall = {
       name,
       ...(args && { arguments: args }),
-      ...(callTimeout !== undefined && { timeoutMs: callTimeout }),
-      ...(maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs }),
+      ...(callTimeout !== undefined && { timeoutMs: Math.ceil(callTimeout) }),
+      ...(maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs: Math.ceil(maxTotalTimeoutMs) }),
       progress: variables.onProgress !== undefined,
     };
     return this.#requests.make((id) => ({ type: 'call', tab, id, variables: call }), {

@@ -144,8 +144,11 @@ const SHAPES: Record<TabMessage['type'], Check> = {
     isObject(m.variables) &&
     isString(m.variables.name) &&
     (m.variables.arguments === undefined || isObject(m.variables.arguments)) &&
-    (m.variables.timeoutMs === undefined || isCount(m.variables.timeoutMs)) &&
-    (m.variables.maxTotalTimeoutMs === undefined || isCount(m.variables.maxTotalTimeoutMs)) &&
+    // Any number: callFor (serving.ts) answers one no timer can take with INVALID_OPTIONS,
+    // rather than leave the tab that sent it waiting for a reply.
+    (m.variables.timeoutMs === undefined || typeof m.variables.timeoutMs === 'number') &&
+    (m.variables.maxTotalTimeoutMs === undefined ||
+      typeof m.variables.maxTotalTimeoutMs === 'number') &&
     typeof m.variables.progress === 'boolean' &&
     (m.variables.action === undefined ||
       (m.variables.action === true && ACTIONS.has(m.variables.name as string))),

@@ -43,6 +43,19 @@ async function toolServer(): Promise<TestServer> {
   return server;
 }
 
+/** A leading tab and a following one on `server`, the follower ready. */
+async function twoTabs(server: TestServer) {
+  const locks = new BrowserLocks();
+  const leader = openTab(locks, { url: server.url });
+  atEnd(leader.close);
+  await eventually(() => expect(leader.tabs()?.leader).toBe(true));
+  const follower = openTab(locks, { url: server.url });
+  atEnd(follower.close);
+  await eventually(() => expect(follower.tabs()?.tabs).toBe(2));
+  await eventually(() => expect(follower.sync.getState().status).toBe('ready'));
+  return { leader, follower };
+}
+
 /** What a call that fails as rule 8 says rejects with. */
 const invalidOption = (named: string) =>
   expect.objectContaining({
@@ -77,14 +90,7 @@ describe('a tool call’s own duration no timer can take is a clear error, and n
 
   it('with tab sharing, in the follower and in the leader, for every such value', async () => {
     const server = await toolServer();
-    const locks = new BrowserLocks();
-    const leader = openTab(locks, { url: server.url });
-    atEnd(leader.close);
-    await eventually(() => expect(leader.tabs()?.leader).toBe(true));
-    const follower = openTab(locks, { url: server.url });
-    atEnd(follower.close);
-    await eventually(() => expect(follower.tabs()?.tabs).toBe(2));
-    await eventually(() => expect(follower.sync.getState().status).toBe('ready'));
+    const { leader, follower } = await twoTabs(server);
     for (const [, durations, named] of INVALID) {
       for (const tab of [follower, leader]) {
         await expect(callTool(tab.sync, { name: 'quick', ...durations })).rejects.toEqual(
@@ -99,5 +105,30 @@ describe('a tool call’s own duration no timer can take is a clear error, and n
     ).resolves.toMatchObject({ content: [{ text: 'called quick with {}' }] });
     expect(leader.channels.heard('call')).toHaveLength(1);
     expect(server.counters().toolCalls).toBe(1);
+  });
+
+  it('a duration of a fraction of a millisecond a timer takes runs in a follower too, as it does alone', async () => {
+    // `seconds * 1000` is seldom a whole number (0.3 s is 300.00000000000006 ms): the SDK's
+    // timers take it, and the leader's message check must not drop the call (the follower would
+    // then wait twice requestTimeoutMs and say the call may or may not have run).
+    const timeoutMs = 0.1 * 3 * 1000;
+    const maxTotalTimeoutMs = 1500.5;
+    expect(Number.isInteger(timeoutMs)).toBe(false);
+    const server = await toolServer();
+    const { leader, follower } = await twoTabs(server);
+    let outcome: unknown;
+    callTool(follower.sync, { name: 'quick', timeoutMs, maxTotalTimeoutMs }).then(
+      (value) => {
+        outcome = value;
+      },
+      (error: unknown) => {
+        outcome = error;
+      },
+    );
+    await eventually(() => expect(server.counters().toolCalls).toBe(1), { timeout: 3000 });
+    await eventually(() =>
+      expect(outcome).toMatchObject({ content: [{ text: 'called quick with {}' }] }),
+    );
+    expect(leader.channels.heard('call')).toHaveLength(1);
   });
 });

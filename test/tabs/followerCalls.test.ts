@@ -110,9 +110,13 @@ describe('a follower’s calls (rule 14, rule 16)', () => {
     // is open to any script of the origin, and a whole number past 2^31 - 1 is of the right shape.
     const { tabs, hub, settle } = await group(1);
     const [a] = tabs as [Tab];
+    // Nor did a tab of an earlier version check them: NaN or a negative number is answered too,
+    // not dropped unanswered (that tab would wait twice requestTimeoutMs for nothing).
     for (const [id, durations] of [
       [1, { timeoutMs: 2 ** 31 }],
       [2, { maxTotalTimeoutMs: 0 }],
+      [3, { timeoutMs: Number.NaN }],
+      [4, { maxTotalTimeoutMs: -1 }],
     ] as const) {
       hub.inject(GROUP, {
         type: 'call',
@@ -138,6 +142,37 @@ describe('a follower’s calls (rule 14, rule 16)', () => {
           code: 'INVALID_OPTIONS',
           message: expect.stringContaining('maxTotalTimeoutMs'),
         }),
+      }),
+      expect.objectContaining({
+        id: 3,
+        error: expect.objectContaining({
+          code: 'INVALID_OPTIONS',
+          message: expect.stringContaining('timeoutMs'),
+        }),
+      }),
+      expect.objectContaining({
+        id: 4,
+        error: expect.objectContaining({
+          code: 'INVALID_OPTIONS',
+          message: expect.stringContaining('maxTotalTimeoutMs'),
+        }),
+      }),
+    ]);
+  });
+
+  it('a call from a tab of an earlier version with a fraction of a millisecond in its timeout runs', async () => {
+    const { tabs, hub, settle } = await group(1);
+    const [a] = tabs as [Tab];
+    hub.inject(GROUP, {
+      type: 'call',
+      tab: 'other',
+      id: 1,
+      variables: { name: 'echo', progress: false, timeoutMs: 300.00000000000006 },
+    });
+    await settle();
+    expect(a.local.calls).toEqual([
+      expect.objectContaining({
+        variables: expect.objectContaining({ name: 'echo', timeoutMs: 300.00000000000006 }),
       }),
     ]);
   });

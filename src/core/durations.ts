@@ -16,12 +16,19 @@ export function invalidDurations(options: McpCacheSyncOptions): McpQueryError | 
  * Why one of the durations among `values` (each entry named `…Ms`) makes no sense, or nothing:
  * each is a number of milliseconds a timer can take; a timeout (`…timeout…Ms`, any case) is more
  * than nothing; the reconnect cap is at least 100 ms, or a server that refuses at once would be
- * asked again in a tight loop (full jitter draws each delay from 0 up to the cap). The provider's
+ * asked again in a tight loop (full jitter draws each delay from 0 up to the cap), and so is a
+ * silence probe that is on. The provider's
  * options, and a tool call's own `timeoutMs` and `maxTotalTimeoutMs` (tools.ts).
  */
 export function invalidDurationsOf(values: { [name: string]: unknown }): McpQueryError | undefined {
   for (const [name, ms] of Object.entries<unknown>(values)) {
-    const least = name === 'maxDelayMs' ? 100 : /timeout/i.test(name) ? 1 : 0;
+    // A silence probe (0: off) of less would read every quiet resource every few ms.
+    const least =
+      name === 'maxDelayMs' || (name === 'silenceProbeMs' && ms !== 0)
+        ? 100
+        : /timeout/i.test(name)
+          ? 1
+          : 0;
     const invalid = /Ms$/.test(name) ? invalidDuration(name, ms, least) : undefined;
     if (invalid) return invalid;
   }

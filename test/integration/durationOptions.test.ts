@@ -45,6 +45,8 @@ describe('a duration option no timer can take is a clear error, and nothing is s
     ['past 2^31 - 1 ms', { toolTimeoutMs: 2 ** 31 }, 'toolTimeoutMs'],
     ['a timeout of nothing', { requestTimeoutMs: 0 }, 'requestTimeoutMs'],
     ['a silence probe of nothing', { silenceProbeMs: -5 }, 'silenceProbeMs'],
+    // It would read every quiet resource every half millisecond.
+    ['a silence probe of 1 ms', { silenceProbeMs: 1 }, 'silenceProbeMs'],
     [
       'a reconnect cap of nothing',
       { reconnect: { initialDelayMs: 0, maxDelayMs: 0 } },
@@ -67,6 +69,11 @@ describe('a duration option no timer can take is a clear error, and nothing is s
       reconnect: { initialDelayMs: 20, maxDelayMs: 100 },
       silenceProbeMs: 200,
     });
+    await eventually(() => expect(sync.getState().status).toBe('ready'));
+  });
+
+  it('a silence probe of 0 is off, as none is', async () => {
+    const { sync } = await connect({ silenceProbeMs: 0 });
     await eventually(() => expect(sync.getState().status).toBe('ready'));
   });
 });

@@ -6,14 +6,18 @@ import {
   type StreamEntry,
   type StreamInfo,
   streamInfo,
+  text,
   xreadEntries,
 } from './streamReply';
 
 /**
- * How far ahead of this host's clock a position may be before an idle read looks for a stream
- * recreated below it: ids follow Redis' clock, which may run a little ahead of ours.
+ * Where Redis may not be asked the time (an ACL without TIME): how far ahead of this host's
+ * clock a position may be before an idle read looks for a stream recreated below it. Ids follow
+ * Redis' clock, which may run ahead of ours.
  */
 const AHEAD_MS = 60_000;
+/** Redis' answer when this connection may not run TIME (or it is renamed away). */
+const NO_TIME = /noperm|unknown command/i;
 
 /**
  * Replies of the stream commands with every blob string as bytes (`RESP_TYPES.BLOB_STRING` is
@@ -77,6 +81,8 @@ export class StreamReader {
   #wake: (() => void) | undefined;
   /** A TCP connect is under way: from connect() or 'reconnecting' to 'connect' or 'error'. */
   #handshake = false;
+  /** Redis answers TIME on this connection (see `#ahead`). */
+  #redisClock = true;
 
   constructor(
     connection: RedisEventBusConnection,
@@ -215,7 +221,7 @@ export class StreamReader {
         if (last === undefined) {
           // Nothing after a position past the clock: the stream may have been deleted and
           // recreated below it (ids restart from now), which only a reconnect looked for.
-          if (this.#ahead()) await this.#checkGap([]);
+          if (await this.#ahead()) await this.#checkGap([]);
           continue;
         }
         const before = this.#at();
@@ -269,9 +275,28 @@ export class StreamReader {
     this.#accounted = info === undefined ? 0 : info.entriesAdded;
   }
 
-  /** The position is past this host's clock (a far-future id was read). */
-  #ahead(): boolean {
-    return compareIds(this.#lastId, `${Date.now() + AHEAD_MS}-0`) > 0;
+  /**
+   * The position is at or past Redis' clock (a far-future id was read): a stream recreated now
+   * gets ids below it. Redis' own TIME, so no clock skew between hosts hides a junk id a few
+   * seconds ahead (whose recreated stream's entries would otherwise be skipped for good).
+   */
+  async #ahead(): Promise<boolean> {
+    let now = Date.now() + AHEAD_MS;
+    if (this.#redisClock) {
+      try {
+        const reply = await this.#connection.sendCommand(['TIME']);
+        const [seconds, micros] = Array.isArray(reply)
+          ? reply.map((part) => Number(text(part)))
+          : [];
+        if (seconds === undefined || micros === undefined || !Number.isFinite(seconds + micros)) {
+          this.#redisClock = false;
+        } else now = seconds * 1000 + Math.floor(micros / 1000);
+      } catch (error) {
+        if (!NO_TIME.test(String(error))) throw error;
+        this.#redisClock = false;
+      }
+    }
+    return compareIds(this.#lastId, `${now}-0`) >= 0;
   }
 
   #at() {

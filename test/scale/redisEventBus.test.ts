@@ -397,6 +397,42 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     expect(b.codes()).toEqual(['malformed']);
   });
 
+  it("a stream recreated below a junk id only seconds ahead of the clock is read from its start: Redis' clock decides, not a margin", async () => {
+    const channel = newChannel();
+    const a = await instance(channel);
+    const b = await instance(channel);
+    // Ahead of Redis' clock by less than a margin for clock skew (the same junk id from a Redis
+    // whose clock runs a minute behind this host's): every id of a stream recreated now is below it.
+    await admin.sendCommand(['XADD', channel, `${Date.now() + 30_000}-0`, 'm', 'junk']);
+    await eventually(() => expect([a, b].map((x) => x.bus.stats().malformed)).toEqual([1, 1]));
+
+    await admin.sendCommand(['DEL', channel]);
+    a.bus.publish(updated('x://1'));
+    await eventually(() => expect(a.bus.stats().sent).toBe(1));
+    // Well before Redis' clock reaches the junk id (and x://1 stays below it for good).
+    await eventually(() => expect(b.uris()).toEqual(['x://1']), { timeout: 10_000 });
+    expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0, reconnects: 0 });
+    expect(b.codes()).toEqual(['malformed']);
+  });
+
+  it('a bus whose Redis user may not run TIME reads on without errors and still heals after the largest possible id', async () => {
+    const channel = newChannel();
+    const user = `no-time-${randomUUID()}`;
+    await admin.sendCommand(['ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-time']);
+    cleanups.push(() => admin.sendCommand(['ACL', 'DELUSER', user]));
+    const limited = () => connectClient({ username: user, password: 'pw' });
+    const a = await instance(channel, { redis: await limited() });
+    const b = await instance(channel, { redis: await limited() });
+    await admin.sendCommand(['XADD', channel, `${MAX_ID}-${MAX_ID}`, 'm', 'junk']);
+    await eventually(() => expect([a, b].map((x) => x.bus.stats().malformed)).toEqual([1, 1]));
+    // Idle reads past the clock: each would ask Redis the time.
+    await admin.sendCommand(['DEL', channel]);
+    a.bus.publish(updated('x://1'));
+    await eventually(() => expect(b.uris()).toEqual(['x://1']), { timeout: 10_000 });
+    expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0, reconnects: 0 });
+    expect(b.codes()).toEqual(['malformed']);
+  });
+
   it('events published while Redis is down are queued, reported and written after it returns', async () => {
     const channel = newChannel();
     const a = await instance(channel);

@@ -220,7 +220,8 @@ export class Follower {
         if (message.to === undefined || message.to === tab) this.#mirror(message.items);
         break;
       case 'reply': {
-        const pending = message.to === tab ? this.#requests.replied(message.id) : undefined;
+        const pending =
+          message.to === tab ? this.#requests.replied(message.id, message.error) : undefined;
         if (!pending) return;
         if (message.error) {
           pending.reject(fromWire(message.error));

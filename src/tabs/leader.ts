@@ -35,6 +35,8 @@ export interface LeaderOptions {
 
 /** The most reads and calls one tab may have running through the leader at once. */
 export const MAX_REQUESTS_PER_TAB = 256;
+/** Why one more is refused (not run): every version says it so (requests.ts reads it). */
+export const TOO_MANY_REQUESTS = 'too many requests from one tab at once';
 
 /**
  * The tab holding the connection, for the others: it holds every key they
@@ -218,7 +220,7 @@ export class Leader {
     run: (signal: AbortSignal) => Promise<{ value: unknown; updatedAt?: number | undefined }>,
   ): Promise<void> {
     if (member.running >= MAX_REQUESTS_PER_TAB) {
-      const error = new McpQueryError('INVALID_OPTIONS', 'too many requests from one tab at once');
+      const error = new McpQueryError('INVALID_OPTIONS', TOO_MANY_REQUESTS);
       this.#reply({ type: 'reply', to: tab, id, error: toWire(error) });
       return;
     }

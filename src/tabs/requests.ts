@@ -1,32 +1,11 @@
 import { cancelled, McpQueryError } from '../core/errors';
-import { TIMER_MAX_MS } from '../core/timerMs';
-import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
-import { MAX_REQUESTS_PER_TAB } from './leader';
-import type { TabMessage } from './protocol';
+import type { CallToolVariables, Upstream } from '../core/upstream';
+import { MAX_REQUESTS_PER_TAB, TOO_MANY_REQUESTS } from './leader';
+import { after, lostCall, type Pending, type Request } from './pending';
+import type { TabMessage, WireError } from './protocol';
 
 /** How often a request asks the leader whether it still runs it, before giving up on it. */
 const ASKS = 2;
-
-export type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
-
-export interface Pending {
-  /** As sent: its `id` is new each time it is sent to another leader. */
-  request: Request;
-  /** The leader it was sent to (undefined: not sent to the current one yet). */
-  sentTo: string | undefined;
-  /** A call, as given (to run it elsewhere if it never left this tab). */
-  call: CallToolVariables | undefined;
-  /** A task request (`Upstream.request`), as given, likewise. */
-  action: { method: McpAction; params: Record<string, unknown> } | undefined;
-  /** What cancels it (a read's query signal, a call's own). */
-  signal: AbortSignal | undefined;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  /** Stop the timeout and the abort listener. */
-  done(): void;
-  /** The leader works on it (it was just sent, says it still runs it, sent progress): `#patience`. */
-  heard(): void;
-}
 
 /**
  * A follower's reads and calls on their way to the leader. At most MAX_REQUESTS_PER_TAB are
@@ -38,6 +17,8 @@ export interface Pending {
  * holds no place, and no call, for long. A handover moves them to the next leader, sent under
  * new ids: a reply is taken only for the sending it answers (ids are never reused), so a late
  * one, to a request cancelled or sent to a previous leader, frees no place another now holds.
+ * A leader of an earlier version holds a cancelled request's place until its work ends, and
+ * refuses one too many: that one waits here again, and those places count until their replies.
  */
 export class Requests {
   readonly #tab: string;
@@ -49,7 +30,13 @@ export class Requests {
   #queued = new Set<number>();
   /** Sent to the current leader, its reply not in yet. */
   readonly #running = new Set<number>();
-  /** To ask the leader about, this tick; `#askingAll`: all of `#running`. */
+  /**
+   * Sent to the current leader, then cancelled or given up on here, their late replies not in
+   * yet; `#countsGone`: the leader counts them in its places still (an earlier version does).
+   */
+  readonly #gone = new Set<number>();
+  #countsGone = false;
+  /** To ask the leader about, this tick; `#askingAll`: all of `#running` (and `#gone`, counted). */
   readonly #asking = new Set<number>();
   #askingAll = false;
   /** Counts the leader's words that it still runs some of this tab's requests. */
@@ -124,7 +111,7 @@ export class Requests {
    */
   working(ids: number[]): void {
     for (const id of ids) {
-      if (!this.#running.has(id)) continue;
+      if (!this.#running.has(id) && !(this.#countsGone && this.#gone.has(id))) continue;
       this.#pending.get(id)?.heard();
       this.#workingSaid += 1;
     }
@@ -132,11 +119,23 @@ export class Requests {
 
   /**
    * The leader replied to `id`: the request that holds a place under that id, if one does (a reply
-   * to another sending, or to nothing sent, is no one's); its place is free.
+   * to another sending, or to nothing sent, is no one's); its place is free. A late reply to one
+   * this tab gave up frees the place the leader held for it, if it counted it.
    */
-  replied(id: number): Pending | undefined {
+  replied(id: number, error?: WireError): Pending | undefined {
+    if (this.#gone.delete(id)) this.#flush();
     if (!this.#running.delete(id)) return undefined;
-    const pending = this.#take(id);
+    const refused = error?.code === 'INVALID_OPTIONS' && error.message === TOO_MANY_REQUESTS;
+    const pending = this.#pending.get(id);
+    if (refused && pending) {
+      // Not run: the leader holds places for requests this tab gave up (an earlier version frees
+      // them as their work ends, then replies). It waits for a place again, first in line.
+      this.#countsGone = true;
+      pending.sentTo = undefined;
+      this.#queued = new Set([id, ...this.#queued]);
+      return undefined;
+    }
+    this.#take(id);
     this.#flush();
     return pending;
   }
@@ -150,6 +149,8 @@ export class Requests {
   follow(leader: string | undefined): void {
     this.#leader = leader;
     this.#running.clear();
+    this.#gone.clear();
+    this.#countsGone = false;
     if (leader === undefined) return;
     const all = [...this.#pending.values()];
     this.#pending.clear();
@@ -210,6 +211,10 @@ export class Requests {
    */
   #free(id: number): void {
     if (!this.#running.delete(id)) return;
+    // At most as many as places: a leader that never replies keeps no more.
+    if (this.#gone.size >= MAX_REQUESTS_PER_TAB)
+      this.#gone.delete(this.#gone.values().next().value as number);
+    this.#gone.add(id);
     this.#send({ type: 'cancel', tab: this.#tab, id });
     this.#flush();
   }
@@ -306,8 +311,12 @@ export class Requests {
     else this.#asking.add(id);
     if (!first) return;
     queueMicrotask(() => {
-      const asked = this.#askingAll ? this.#running : this.#asking;
-      const ids = [...asked].filter((one) => this.#running.has(one));
+      // Those it gave up that the leader still counts hold places too: while it runs them, the
+      // requests queued behind them wait on.
+      const gone = this.#countsGone ? [...this.#gone] : [];
+      const ids = this.#askingAll
+        ? [...this.#running, ...gone]
+        : [...this.#asking].filter((one) => this.#running.has(one));
       this.#asking.clear();
       this.#askingAll = false;
       if (ids.length > 0) this.#send({ type: 'waiting', tab: this.#tab, ids });
@@ -318,8 +327,9 @@ export class Requests {
   #flush(): void {
     const leader = this.#leader;
     if (leader === undefined) return;
+    const gone = this.#countsGone ? this.#gone.size : 0;
     for (const id of this.#queued) {
-      if (this.#running.size >= MAX_REQUESTS_PER_TAB) return;
+      if (this.#running.size + gone >= MAX_REQUESTS_PER_TAB) return;
       this.#queued.delete(id);
       const pending = this.#pending.get(id);
       if (!pending) continue;
@@ -329,22 +339,4 @@ export class Requests {
       this.#send(pending.request);
     }
   }
-}
-
-/** Runs `run` once `ms` have passed, however long that is (chained timers); returns the stop. */
-function after(ms: number, run: () => void): () => void {
-  let timer: ReturnType<typeof setTimeout>;
-  const arm = (left: number) => {
-    const next = left > TIMER_MAX_MS ? () => arm(left - TIMER_MAX_MS) : run;
-    timer = setTimeout(next, Math.min(left, TIMER_MAX_MS));
-  };
-  arm(ms);
-  return () => clearTimeout(timer);
-}
-
-function lostCall(): McpQueryError {
-  return new McpQueryError(
-    'CONNECTION_LOST',
-    'the tab holding the connection went away during the call; it may or may not have run',
-  );
 }

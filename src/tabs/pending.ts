@@ -1,0 +1,46 @@
+import { McpQueryError } from '../core/errors';
+import { TIMER_MAX_MS } from '../core/timerMs';
+import type { CallToolVariables, McpAction } from '../core/upstream';
+import type { TabMessage } from './protocol';
+
+/** A follower's request on its way to the leader (requests.ts): what it is, how its wait ends. */
+
+export type Request = Extract<TabMessage, { type: 'read' | 'call' }>;
+
+export interface Pending {
+  /** As sent: its `id` is new each time it is sent to another leader. */
+  request: Request;
+  /** The leader it was sent to (undefined: not sent to the current one yet). */
+  sentTo: string | undefined;
+  /** A call, as given (to run it elsewhere if it never left this tab). */
+  call: CallToolVariables | undefined;
+  /** A task request (`Upstream.request`), as given, likewise. */
+  action: { method: McpAction; params: Record<string, unknown> } | undefined;
+  /** What cancels it (a read's query signal, a call's own). */
+  signal: AbortSignal | undefined;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  /** Stop the timeout and the abort listener. */
+  done(): void;
+  /** The leader works on it (it was just sent, says it still runs it, sent progress): `#patience`. */
+  heard(): void;
+}
+
+/** Runs `run` once `ms` have passed, however long that is (chained timers); returns the stop. */
+export function after(ms: number, run: () => void): () => void {
+  let timer: ReturnType<typeof setTimeout>;
+  const arm = (left: number) => {
+    const next = left > TIMER_MAX_MS ? () => arm(left - TIMER_MAX_MS) : run;
+    timer = setTimeout(next, Math.min(left, TIMER_MAX_MS));
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
+
+/** A call sent to a leader that went away: it may have run there. */
+export function lostCall(): McpQueryError {
+  return new McpQueryError(
+    'CONNECTION_LOST',
+    'the tab holding the connection went away during the call; it may or may not have run',
+  );
+}

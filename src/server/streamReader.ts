@@ -1,6 +1,6 @@
 import { type BackoffOptions, backoffDelay } from '../core/backoff';
 import type { RedisEventBusConnection } from './client';
-import { reconcile } from './streamPosition';
+import { type Position, reconcile } from './streamPosition';
 import {
   compareIds,
   type StreamEntry,
@@ -16,6 +16,8 @@ import {
  * Redis' clock, which may run ahead of ours.
  */
 const AHEAD_MS = 60_000;
+/** Idle reads past the clock with an unchanged XLEN between two XINFO STREAM (`#checkRecreated`). */
+const LOOK_EVERY = 10;
 /** Redis' answer when this connection may not run TIME (or it is renamed away). */
 const NO_TIME = /noperm|unknown command/i;
 
@@ -83,6 +85,10 @@ export class StreamReader {
   #handshake = false;
   /** Redis answers TIME on this connection (see `#ahead`). */
   #redisClock = true;
+  /** XLEN as of the last look for a recreated stream, while the position has not moved since. */
+  #lookedAt: number | undefined;
+  /** Idle reads since that look that did not look again. */
+  #skipped = 0;
 
   constructor(
     connection: RedisEventBusConnection,
@@ -221,9 +227,10 @@ export class StreamReader {
         if (last === undefined) {
           // Nothing after a position past the clock: the stream may have been deleted and
           // recreated below it (ids restart from now), which only a reconnect looked for.
-          if (await this.#ahead()) await this.#checkGap([]);
+          if (await this.#ahead()) await this.#checkRecreated();
           continue;
         }
+        this.#lookedAt = undefined;
         const before = this.#at();
         this.#lastId = last.id;
         if (this.#accounted !== undefined) this.#accounted += entries.length;
@@ -309,9 +316,30 @@ export class StreamReader {
    * the position and moves back to its start.
    */
   async #checkGap(read: StreamEntry[], before = this.#at()): Promise<void> {
-    const { position, lost } = reconcile(before, read, await this.#info());
+    this.#reconcile(before, read, await this.#info());
+  }
+
+  #reconcile(before: Position, read: StreamEntry[], info: StreamInfo | undefined): void {
+    const { position, lost } = reconcile(before, read, info);
     this.#lastId = position.lastId;
     this.#accounted = position.accounted;
     if (lost > 0) this.#events.gap(before.lastId, lost);
+  }
+
+  /**
+   * An idle read past the clock: has the stream been recreated below the position? XINFO STREAM
+   * returns the first and last entries whole (the far-future one may be huge), so while nothing
+   * is read it is asked again only once XLEN has changed (nothing read, yet entries added: below
+   * the position), or every `LOOK_EVERY` idle reads: a stream recreated with exactly as many
+   * entries as the last look saw is found then.
+   */
+  async #checkRecreated(): Promise<void> {
+    const length = Number(await this.#connection.sendCommand(['XLEN', this.#options.key]));
+    if (length === this.#lookedAt && ++this.#skipped < LOOK_EVERY) return;
+    this.#skipped = 0;
+    const info = await this.#info();
+    const lastId = this.#lastId;
+    this.#reconcile(this.#at(), [], info);
+    this.#lookedAt = this.#lastId === lastId ? (info?.length ?? 0) : undefined;
   }
 }

@@ -156,6 +156,8 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
 
   it.each([
     ['RESP2', { RESP: 2 }],
+    // node-redis 5's default is RESP2, 6's RESP3: each major gets both.
+    ['RESP3', { RESP: 3 }],
     ['Buffer-mapping', { commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } }],
   ] as const)('works the same over a %s client, gap accounting included', async (_, extra) => {
     const channel = newChannel();
@@ -249,6 +251,23 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     expect(b.errors[0]?.message).toMatch(
       /: 1048576 bytes, more than 1024 characters can take \(not decoded\)$/,
     );
+  });
+
+  it('an event of exactly maxEventSize characters, nearly all of them multibyte in UTF-8, arrives', async () => {
+    const channel = newChannel();
+    const b = await instance(channel, { maxEventSize: 1024 });
+    const a = await instance(channel, { maxEventSize: 1024 });
+    const size = (uri: string) =>
+      JSON.stringify({ v: 1, origin: a.bus.id, event: updated(uri) }).length;
+    // 3 bytes of UTF-8 per character, and 4 per surrogate pair (2 characters).
+    let uri = `x://${'😀'.repeat(100)}`;
+    uri += '語'.repeat(1024 - size(uri));
+    expect(size(uri)).toBe(1024);
+    a.bus.publish(updated(uri));
+    a.bus.publish(updated(`${uri}!`));
+    expect(a.bus.stats()).toMatchObject({ published: 1, rejected: 1 });
+    await eventually(() => expect(b.uris()).toEqual([uri]));
+    expect(b.bus.stats()).toMatchObject({ malformed: 0, received: 1 });
   });
 
   it('an invalid event given to publish() is refused and reported, never written', async () => {
@@ -431,6 +450,53 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     await eventually(() => expect(b.uris()).toEqual(['x://1']), { timeout: 10_000 });
     expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0, reconnects: 0 });
     expect(b.codes()).toEqual(['malformed']);
+  });
+
+  it('a quiet reader past the clock does not fetch the junk entry on every idle read, and still finds the stream recreated', async () => {
+    const channel = newChannel();
+    // Short blocks (half the socket timeout): many idle reads in little time.
+    const client = createClient({
+      url: redis.url,
+      socket: { reconnectStrategy: 20, socketTimeout: 400 },
+    });
+    client.on('error', () => {});
+    await client.connect();
+    cleanups.push(() => client.destroy());
+    const b = await instance(channel, { redis: client });
+    // Far ahead, and as large as a writer likes: XINFO STREAM returns it whole (its last entry).
+    const junk = `${Date.now() + 86_400_000}-0`;
+    await admin.sendCommand(['XADD', channel, junk, 'm', 'x'.repeat(1 << 20)]);
+    await eventually(() => expect(b.bus.stats().malformed).toBe(1));
+    const calls = async () => {
+      const lines = String(await admin.sendCommand(['INFO', 'commandstats'])).split('\n');
+      const count = (name: string) => {
+        const line = lines.find((text) => text.startsWith(`cmdstat_${name}:`)) ?? '';
+        return Number(/calls=(\d+)/.exec(line)?.[1] ?? 0);
+      };
+      return { time: count('time'), xinfo: count('xinfo|stream') };
+    };
+    const start = await calls();
+    const reconnects = b.bus.stats().reconnects;
+    // Idle reads past the clock (each asks Redis the time): a look every tenth, not each one
+    // (and one on a reconnect).
+    const idle = await eventually(
+      async () => {
+        const now = await calls();
+        return now.time - start.time >= 9 && { ...now, time: now.time - start.time };
+      },
+      { timeout: 20_000 },
+    );
+    const reconnected = b.bus.stats().reconnects - reconnects;
+    expect(idle.xinfo - start.xinfo).toBeLessThanOrEqual(
+      1 + Math.floor(idle.time / 10) + reconnected,
+    );
+
+    // Recreated below with as many entries as that look saw (one): found all the same.
+    await admin.sendCommand(['DEL', channel]);
+    const valid = JSON.stringify({ v: 1, origin: 'someone', event: updated('x://1') });
+    await admin.sendCommand(['XADD', channel, '*', 'm', valid]);
+    await eventually(() => expect(b.uris()).toEqual(['x://1']), { timeout: 20_000 });
+    expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0 });
   });
 
   it('events published while Redis is down are queued, reported and written after it returns', async () => {

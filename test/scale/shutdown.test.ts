@@ -112,6 +112,19 @@ describe.skipIf(!REDIS_SERVER)('closing an instance with a Redis bus', () => {
     expect(d.notifications('item://1')).toBe(1);
   });
 
+  it("the README's order run back to back (await handler.close(); await bus.close()) still ends them gracefully", async () => {
+    const d = await start();
+    const streams = [await listenOn(d, 0), await listenOn(d, 0), await listenOn(d, 0)];
+
+    // The SDK has written its result by the time close() resolves: the bus must not cut it off.
+    await d.instances[0]?.handler.close();
+    await d.buses[0]?.close();
+    await eventually(() =>
+      expect(streams.map((s) => s.closed())).toEqual(streams.map(() => 'graceful')),
+    );
+    expect(d.instances[0]?.listenStreams()).toBe(0);
+  });
+
   it("the README's order, handler.close() then bus.close(), ends them with the SDK's graceful result", async () => {
     const d = await start();
     const stream = await listenOn(d, 0);

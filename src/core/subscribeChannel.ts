@@ -244,11 +244,10 @@ export class SubscribeChannel implements ChangeChannel {
           this.#retries.delete(uri);
         }),
         whileAlive(signal, (error: unknown) => {
-          // The server answered "no" (unknown resource, method not found…):
-          // asking again would get the same answer. No answer at all (a
-          // timeout, the network) says nothing about the server's will, nor
-          // whether it subscribed: ask again with backoff, and show it as
-          // declined meanwhile.
+          // A "no" (unknown resource, method not found…) would be answered again. No answer (a
+          // timeout, the network) says nothing of the server's will, nor whether it subscribed:
+          // asked again with backoff, declined meanwhile. With no stream, neither: it stays
+          // declined with the stream's note, and nothing is asked again (#scheduleRetry).
           let reason = `the server refused: ${errorMessage(error)}`;
           if (rpcCode(error) !== undefined) {
             this.#phases.delete(uri);
@@ -257,6 +256,7 @@ export class SubscribeChannel implements ChangeChannel {
             reason = `subscribe failed: ${errorMessage(error)}; retrying`;
             this.#scheduleRetry(uri);
           }
+          if (this.#stream === 'unsupported') return;
           this.#declined.set(uri, reason);
           this.#report.declined([[uri, reason]]);
         }),
@@ -273,6 +273,7 @@ export class SubscribeChannel implements ChangeChannel {
   }
 
   #scheduleRetry(uri: string): void {
+    if (this.#stream === 'unsupported') return; // final for the session: nothing could be heard
     const retry = this.#retries.get(uri) ?? { attempt: 0 };
     const { backoff, clock, signal } = this.#options;
     const wait = backoffDelay(retry.attempt, backoff, clock.random);

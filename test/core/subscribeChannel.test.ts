@@ -400,6 +400,22 @@ describe('SubscribeChannel', () => {
     expect([...t.declined().keys()]).toEqual(['a://1']);
   });
 
+  it("a subscribe in flight when the stream turns unsupported that then gets no answer, or a refusal, stays declined with the stream's note and is not retried", async () => {
+    const t = setup();
+    t.channel.update(desire(['a://1', 'b://2']));
+    t.channel.streamChanged('unsupported', false);
+    const reason = t.status().note as string;
+    await t.answer('subscribe', 'a://1', new Error('Request timed out'));
+    await t.answer('subscribe', 'b://2', refusal('Resource not found'));
+    expect(t.declined().get('a://1')).toBe(reason);
+    expect(t.declined().get('b://2')).toBe(reason);
+    // No retry is waiting: a backoff's worth later nothing was asked, nothing undeclined.
+    await vi.advanceTimersByTimeAsync(BACKOFF.maxDelayMs * 4);
+    expect(t.count('subscribe')).toBe(2);
+    expect(t.declined().get('a://1')).toBe(reason);
+    expect(vi.getTimerCount()).toBe(1); // the quiet timer of the last update, nothing else
+  });
+
   it('a stream unsupported from the start declines at the first update and asks nothing', () => {
     const t = setup({ stream: 'unsupported' });
     t.channel.update(desire(['a://1']));

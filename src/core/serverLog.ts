@@ -26,6 +26,13 @@ export interface ServerLogSnapshot {
 /** How many entries an inbox keeps unless a `useServerLog({ max })` asks for more. */
 export const DEFAULT_LOG_MAX = 200;
 
+/** The most entries an inbox keeps whatever a reader asks (`Infinity` too): a flood stays bounded. */
+export const MAX_LOG_KEPT = 10_000;
+
+/** `max` as a number of entries (rule 8): whole, from 0 (NaN, less) to `MAX_LOG_KEPT` (more). */
+export const logMax = (max: number): number =>
+  max > 0 ? Math.min(Math.floor(max), MAX_LOG_KEPT) : 0;
+
 /**
  * The server's log messages of one McpCacheSync (one server), folded from its events from the
  * moment it is made (in an app that imports this at all), and the levels asked for: the most
@@ -59,16 +66,18 @@ export class ServerLog {
    */
   keep(max: number): () => void {
     const holder = {};
-    this.#maxes.set(holder, max > 0 ? Math.floor(max) : 0);
-    this.#resize();
+    const kept = logMax(max);
+    this.#maxes.set(holder, kept);
+    // A hold only grows the inbox. Shrinking waits for a release's microtask: React runs every
+    // cleanup of a commit before any of its effects, so a hook whose `max` changed holds the new
+    // one by then, whichever other hold came first, and nothing it still shows is dropped.
+    this.#max = Math.max(this.#max, kept);
     return () => {
-      // After a microtask: a hook whose `max` changed holds the new one by then (React runs
-      // the effect's cleanup, then the effect), so nothing it still shows is dropped.
-      if (this.#maxes.delete(holder)) queueMicrotask(() => this.#resize());
+      if (this.#maxes.delete(holder)) queueMicrotask(() => this.#shrink());
     };
   }
 
-  #resize(): void {
+  #shrink(): void {
     this.#max = Math.max(DEFAULT_LOG_MAX, ...this.#maxes.values());
     this.#keep([...this.store.get().entries]);
   }

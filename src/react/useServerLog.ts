@@ -1,7 +1,7 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { severity } from '../core/logLevels';
-import { DEFAULT_LOG_MAX, type ServerLogEntry, serverLog } from '../core/serverLog';
+import { DEFAULT_LOG_MAX, logMax, type ServerLogEntry, serverLog } from '../core/serverLog';
 import { useMcpSync } from './context';
 import { useMcp } from './useMcp';
 
@@ -12,7 +12,10 @@ export interface UseServerLogOptions {
    * server sends by itself shows (on 2026-07-28: nothing).
    */
   level?: LoggingLevel;
-  /** The most entries shown (default 200). The inbox keeps the largest any mounted hook asks for. */
+  /**
+   * The most entries shown (default 200; less than 0 or NaN: none; at most 10,000). The inbox
+   * keeps the largest any mounted hook asks for.
+   */
   max?: number;
   scope?: string;
 }
@@ -33,7 +36,8 @@ export interface UseServerLogResult {
  * mounted are there too (the inbox starts with the connection).
  */
 export function useServerLog(options: UseServerLogOptions = {}): UseServerLogResult {
-  const { level, max = DEFAULT_LOG_MAX, scope } = options;
+  const { level, scope } = options;
+  const max = logMax(options.max ?? DEFAULT_LOG_MAX);
   const sync = useMcpSync('useServerLog', scope);
   const log = serverLog(sync);
   useEffect(() => log.keep(max), [log, max]);

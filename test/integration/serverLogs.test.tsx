@@ -211,6 +211,56 @@ describe('server logs: how much is kept', () => {
   });
 });
 
+/** Two readers of one inbox, the second asking for twice the first's `max`. */
+function Pair({ base }: { base: number }) {
+  const small = useServerLog({ max: base });
+  const large = useServerLog({ max: base * 2 });
+  const counts = [small.entries.length, large.entries.length, large.dropped];
+  return <div data-testid="pair">{counts.join(' ')}</div>;
+}
+
+describe('server logs: readers whose `max` changes together', () => {
+  it('two hooks whose `max` changes in one render keep everything the larger one shows', async () => {
+    const server = await serve('legacy-v2');
+    const proxy = await startTamperProxy(server.url);
+    atEnd(() => proxy.close());
+    const queryClient = new QueryClient();
+    atEnd(() => queryClient.clear());
+    const ui = (base: number) => (
+      <QueryClientProvider client={queryClient}>
+        <McpProvider url={proxy.url}>
+          <Pair base={base} />
+        </McpProvider>
+      </QueryClientProvider>
+    );
+    const view = render(ui(250));
+    await eventually(() => expect(proxy.openStreams()).toBe(1));
+    proxy.inject(
+      Array.from({ length: 500 }, (_, i) => ({
+        jsonrpc: '2.0' as const,
+        method: 'notifications/message',
+        params: { level: 'info', data: i },
+      })),
+    );
+    const pair = () => screen.getByTestId('pair').textContent;
+    await eventually(() => expect(pair()).toBe('250 500 0'));
+    // Both effects' cleanups run before either effect: the first new hold must not shrink the
+    // inbox below what the second still shows.
+    await act(async () => view.rerender(ui(251)));
+    expect(pair()).toBe('251 500 0');
+  });
+});
+
+describe('server logs: a `max` that is no number of entries', () => {
+  it('a negative `max` shows nothing (it is 0), not all but the last few', async () => {
+    const server = await serve('legacy-v2');
+    const { run } = app(server.url, { level: 'error', max: -1 });
+    await eventually(() => expect(supported()).toBe('true'));
+    await run('burst');
+    await eventually(() => expect(shown()).toBe(' (+5 dropped)'));
+  });
+});
+
 describe('server logs without React', () => {
   it('serverLog(sync) keeps messages from the start of the connection', async () => {
     const server = await serve('legacy-v1');

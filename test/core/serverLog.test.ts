@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { McpEvent } from '../../src/core/events';
+import { DEFAULT_LOG_MAX, MAX_LOG_KEPT, ServerLog } from '../../src/core/serverLog';
+
+function inbox() {
+  const log = new ServerLog({ setLogLevel: () => {} } as never);
+  const receive = (count: number) => {
+    for (let i = 0; i < count; i += 1) {
+      log.apply({ type: 'log', at: 0, seq: i, level: 'info', data: i } as unknown as McpEvent);
+    }
+  };
+  return { log, receive, size: () => log.store.get().entries.length };
+}
+
+describe('ServerLog: what a reader may ask it to keep (rule 8)', () => {
+  it.each([
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a number past the cap', 1e12],
+  ])('%s keeps at most MAX_LOG_KEPT entries: a flood never grows it without bound', (_, max) => {
+    const { log, receive, size } = inbox();
+    log.keep(max);
+    receive(MAX_LOG_KEPT + 50);
+    expect(size()).toBe(MAX_LOG_KEPT);
+    expect(log.store.get().dropped).toBe(50);
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['a negative max', -5],
+  ])('%s holds nothing more than the default', (_, max) => {
+    const { log, receive, size } = inbox();
+    log.keep(max);
+    receive(DEFAULT_LOG_MAX + 1);
+    expect(size()).toBe(DEFAULT_LOG_MAX);
+  });
+
+  it('a new hold never shrinks the inbox at once: a release does, a microtask later', async () => {
+    const { log, receive, size } = inbox();
+    const large = log.keep(500);
+    receive(500);
+    large();
+    // Another reader's new hold in the same passive-effects flush (its max changed too).
+    const other = log.keep(250);
+    const again = log.keep(502);
+    expect(size()).toBe(500);
+    await Promise.resolve();
+    expect(size()).toBe(500);
+    again();
+    await Promise.resolve();
+    expect(size()).toBe(250);
+    other();
+  });
+});

@@ -194,15 +194,14 @@ const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
  * controls these strings, so no pattern here may backtrack.
  */
 export function looseForm(uri: string): string {
-  const decoded = uri
-    .replace(ESCAPES, (run) => {
-      try {
-        return decodeURIComponent(run);
-      } catch {
-        return run; // keep the raw spelling
-      }
-    })
-    .replaceAll('+', ' ');
+  // `+` first, as form decoding does: `%2B` is how a plus is told from a space, and stays one.
+  const decoded = uri.replaceAll('+', ' ').replace(ESCAPES, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run; // keep the raw spelling
+    }
+  });
   let end = decoded.length;
   while (end > 0 && decoded.charCodeAt(end - 1) === 47 /* / */) end -= 1;
   return decoded.slice(0, end).toLowerCase();

@@ -171,6 +171,11 @@ describe('Diagnostics', () => {
     expect(d.getSnapshot().unmatched[1]?.nearest).toBeUndefined();
   });
 
+  it('an escaped plus is no near-miss of a space: they name two resources', () => {
+    const d = fed(want('tag://a%2Bb'), updated('tag://a%20b', false), updated('tag://a b', false));
+    expect(d.getSnapshot().unmatched.map((u) => u.nearest)).toEqual([undefined, undefined]);
+  });
+
   // Two wanted URIs can share a loose form; releasing one keeps the other's hint.
   it('a near-miss hint survives the release of another wanted URI with the same loose form', () => {
     const d = fed(want('a://Doc'), want('a://doc'), unwant('a://Doc'), updated('a://DOC', false));
@@ -579,9 +584,10 @@ describe('looseForm', () => {
     ['app://x/a%20b/50%', 'app://x/a b/50%'],
     ['app://x/a%20b/50%25', 'app://x/a b/50%'],
     ['app://x/%E2%9C/%41', 'app://x/%e2%9c/a'],
-    // Form encoding: + is a space, as %20 is (and %2B is a plus, which reads as one too).
+    // Form encoding: + is a space, as %20 is; %2B is how a plus is told from one, so it stays a plus.
     ['app://notes/a+b', 'app://notes/a b'],
-    ['app://notes/a%2Bb', 'app://notes/a b'],
+    ['app://notes/a%2Bb', 'app://notes/a+b'],
+    ['app://notes/c%2B%2B', 'app://notes/c++'],
   ])('%s → %s', (uri, loose) => {
     expect(looseForm(uri)).toBe(loose);
   });

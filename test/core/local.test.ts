@@ -13,6 +13,7 @@ import type { McpEventInput } from '../../src/core/events';
 import { InterestRegistry } from '../../src/core/interest';
 import { createMcpKeys } from '../../src/core/keys';
 import { LocalUpstream } from '../../src/core/local';
+import { defineToolCalls } from '../../src/core/tools';
 import { type Deferred, deferred, track } from '../support/deferred';
 
 /** Nobody signs in here: one identity throughout. */
@@ -205,6 +206,9 @@ afterEach(async () => {
   vi.unstubAllGlobals();
   vi.useRealTimers();
 });
+
+// Tool calls register themselves where they are made (tools.ts); these tests call the upstream.
+defineToolCalls();
 
 describe('LocalUpstream', () => {
   describe('reads', () => {

@@ -1,20 +1,31 @@
 /**
  * Tool calls register themselves (defineCalls), like prompts and tasks: the engine alone carries
- * none of it, and every way a call is made brings it. This file's module graph is its own.
+ * none of it, and every way a call is made brings it. Test files share modules (isolate: false),
+ * so each case loads a fresh module graph of its own.
  */
-import { describe, expect, it } from 'vitest';
-import { McpCacheSync } from '../../src/core/mcpCacheSync';
-import { callRunner } from '../../src/core/requests';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+const requests = () => import('../../src/core/requests');
+
+beforeEach(() => {
+  vi.resetModules();
+});
 
 describe('tool calls are registered by what makes them', () => {
-  it('the engine alone (McpCacheSync and its reads) does not bring them', () => {
+  it('the engine alone (McpCacheSync and its reads) does not bring them', async () => {
+    const { McpCacheSync } = await import('../../src/core/mcpCacheSync');
     expect(McpCacheSync).toBeDefined();
-    expect(callRunner()).toBeUndefined();
+    expect((await requests()).callRunner()).toBeUndefined();
+  });
+
+  it('callTool brings them', async () => {
+    await import('../../src/core/tools');
+    expect((await requests()).callRunner()).toBeTypeOf('function');
   });
 
   it('tab sharing brings them: a leading tab runs other tabs’ calls whatever its page imported', async () => {
     const { shareAcrossTabs } = await import('../../src/tabs/tabSharing');
     shareAcrossTabs();
-    expect(callRunner()).toBeTypeOf('function');
+    expect((await requests()).callRunner()).toBeTypeOf('function');
   });
 });

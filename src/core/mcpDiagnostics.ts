@@ -1,6 +1,7 @@
 import type { McpDiagnostics } from './checks';
 import { Diagnostics } from './diagnostics';
 import { digest } from './digest';
+import { invalidDurationsOf } from './durations';
 import type { McpEvent } from './events';
 import { extendEverySync, internalsOf, type SyncInternals } from './internals';
 import { onEnd } from './lifetime';
@@ -20,8 +21,11 @@ function attach(owner: object, internals: SyncInternals): Diagnostics {
   const stop = events.bus.subscribe(diagnostics.apply);
   // The opt-in silence probe: a covered resource quiet for a period is read
   // once, and new content found that way shows as a silent change.
+  // A period no timer can take ends the connection in error (durations.ts): no probe then.
   const probe =
-    silenceProbeMs !== undefined && silenceProbeMs > 0
+    silenceProbeMs !== undefined &&
+    silenceProbeMs > 0 &&
+    invalidDurationsOf({ silenceProbeMs }) === undefined
       ? setInterval(() => {
           for (const uri of diagnostics.quiet(silenceProbeMs)) reread(uri);
         }, silenceProbeMs / 2)

@@ -86,10 +86,14 @@ export class TaskBook {
     this.#store.set(parse(raw));
   }
 
-  /** Per server, scope and signed-in identity: another user's tasks are not this one's. */
+  /**
+   * Per server, scope and signed-in identity: another user's tasks are not this one's. The parts
+   * as JSON, so no spelling of one runs into the next, and scope `""` is not the absence of one.
+   */
   #name(): string {
     const { connection, auth } = this.#internals.identity();
-    return `mcp-react-query:tasks|${connection}|${this.#keys.scope ?? ''}|${auth ?? ''}`;
+    const parts = [connection, this.#keys.scope ?? null, auth ?? null];
+    return `mcp-react-query:tasks:${JSON.stringify(parts)}`;
   }
 }
 

@@ -6,12 +6,13 @@
  * tree below the provider does not crash.
  */
 import { QueryClient } from '@tanstack/query-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { callTool } from '../../src/core';
 import { keepAlive } from '../../src/core/keepAlive';
 import { McpCacheSync, type McpCacheSyncOptions } from '../../src/core/mcpCacheSync';
 import { shareAcrossTabs } from '../../src/tabs';
 import { atEnd } from '../support/atEnd';
+import { diagnosticsOf } from '../support/diagnostics';
 import { serve, text } from '../support/eras';
 import { BrowserLocks, openTab } from '../support/tabs';
 import { eventually } from '../support/wait';
@@ -71,6 +72,19 @@ describe('a duration option no timer can take is a clear error, and nothing is s
     });
     await eventually(() => expect(sync.getState().status).toBe('ready'));
   });
+
+  it.each([1, 50, Number.POSITIVE_INFINITY])(
+    'a silence probe of %s ms starts no probe in the diagnostics either',
+    async (silenceProbeMs) => {
+      const started = vi.spyOn(globalThis, 'setInterval');
+      atEnd(() => started.mockRestore());
+      const { sync } = await connect({ silenceProbeMs });
+      await eventually(() => expect(sync.getState().status).toBe('error'));
+      diagnosticsOf(sync); // the diagnostics attach, with the probe if it may run
+      const probes = started.mock.calls.filter(([, ms]) => ms === silenceProbeMs / 2);
+      expect(probes).toEqual([]);
+    },
+  );
 
   it('a silence probe of 0 is off, as none is', async () => {
     const { sync } = await connect({ silenceProbeMs: 0 });

@@ -102,9 +102,14 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * 20,191 B (-27 B) once the identity TransformStream for 2025 responses (5990f1e, +23 B) was
  * taken back out: the full bench showed no gain in Chromium (ours 1.19x the floor) and Node's
  * latency on 2025 went 1.055x to 1.062x (four paired runs each, within noise either way).
+ * 20,099 B (-92 B in the fortieth stop): tool calls register themselves on use like prompts
+ * (-217 B: an app that never calls a tool carries no call path), for correctness a tool call's
+ * own durations are checked (rule 8, +23 B), a 2025 session with no SSE stream declines every
+ * wanted URI saying why and subscribes nothing more (+96 B with its review's retry guard), and
+ * scope "" is a scope of its own in routing and partitions (-28 B).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_191;
+export const CEILING_GZIP_BYTES = 20_099;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

@@ -42,8 +42,10 @@ export class ServerLog {
   readonly store = new Store<ServerLogSnapshot>({ entries: [], dropped: 0 });
   readonly #upstream: SyncInternals['upstream'];
   readonly #levels = new Map<object, LoggingLevel | undefined>();
-  readonly #maxes = new Map<object, number>();
+  /** Each hold's `max` and the least severity it shows. */
+  readonly #holds = new Map<object, { max: number; floor: number }>();
   #max = DEFAULT_LOG_MAX;
+  #shrinking = false;
   #nextId = 0;
 
   constructor(upstream: SyncInternals['upstream']) {
@@ -62,24 +64,43 @@ export class ServerLog {
   /**
    * Keep at least `max` entries until the returned function is called: the inbox keeps the
    * largest any reader asks for (at least the default), and shrinks back, dropping the oldest,
-   * once that reader lets go.
+   * once that reader lets go. `level`: the reader shows only entries from it up.
    */
-  keep(max: number): () => void {
+  keep(max: number, level?: LoggingLevel): () => void {
     const holder = {};
     const kept = logMax(max);
-    this.#maxes.set(holder, kept);
+    this.#holds.set(holder, { max: kept, floor: level === undefined ? 0 : severity(level) });
     // A hold only grows the inbox. Shrinking waits for a release's microtask: React runs every
     // cleanup of a commit before any of its effects, so a hook whose `max` changed holds the new
     // one by then, whichever other hold came first, and nothing it still shows is dropped.
     this.#max = Math.max(this.#max, kept);
     return () => {
-      if (this.#maxes.delete(holder)) queueMicrotask(() => this.#shrink());
+      if (!this.#holds.delete(holder) || this.#shrinking) return;
+      // One shrink for every release of a tick (a list of hooks unmounting together).
+      this.#shrinking = true;
+      queueMicrotask(() => this.#shrink());
     };
   }
 
+  /**
+   * Back to the largest `max` held, but never under an entry a hold shows: a reader with a level
+   * shows its `max` newest entries from that level, which may lie further back.
+   */
   #shrink(): void {
-    this.#max = Math.max(DEFAULT_LOG_MAX, ...this.#maxes.values());
-    this.#keep([...this.store.get().entries]);
+    this.#shrinking = false;
+    const { entries } = this.store.get();
+    let max = DEFAULT_LOG_MAX;
+    for (const hold of this.#holds.values()) {
+      max = Math.max(max, hold.max);
+      let shown = 0;
+      for (let i = 0; i < entries.length && shown < hold.max; i += 1) {
+        if (severity((entries[i] as ServerLogEntry).level) < hold.floor) continue;
+        shown += 1;
+        max = Math.max(max, i + 1);
+      }
+    }
+    this.#max = max;
+    this.#keep([...entries]);
   }
 
   /**

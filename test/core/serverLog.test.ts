@@ -50,4 +50,26 @@ describe('ServerLog: what a reader may ask it to keep (rule 8)', () => {
     expect(size()).toBe(250);
     other();
   });
+
+  it('a shrink keeps every entry a filtered hold still shows, however far back it is', async () => {
+    const { log, size } = inbox();
+    const wide = log.keep(1000);
+    const narrow = log.keep(2, 'error');
+    const message = (level: string, data: unknown) =>
+      log.apply({ type: 'log', at: 0, level, data } as unknown as McpEvent);
+    message('error', 'old');
+    message('error', 'older than 300');
+    for (let i = 0; i < 300; i += 1) message('info', i);
+    message('error', 'new');
+    wide();
+    await Promise.resolve();
+    // The two newest errors (what `max: 2, level: 'error'` shows) are both still there.
+    const errors = log.store.get().entries.filter((entry) => entry.level === 'error');
+    expect(errors.map((entry) => entry.data)).toEqual(['new', 'older than 300']);
+    expect(size()).toBe(302);
+    expect(log.store.get().dropped).toBe(1);
+    narrow();
+    await Promise.resolve();
+    expect(size()).toBe(DEFAULT_LOG_MAX);
+  });
 });

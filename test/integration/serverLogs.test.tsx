@@ -7,6 +7,7 @@
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, McpProvider, useCallTool, useServerLog } from '../../src';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
@@ -211,6 +212,23 @@ describe('server logs: how much is kept', () => {
   });
 });
 
+/** A tamper proxy before a legacy-v2 server, and the page rendered on it (again on `rerender`). */
+async function onProxy<P>(page: (props: P) => ReactNode, props: P) {
+  const server = await serve('legacy-v2');
+  const proxy = await startTamperProxy(server.url);
+  atEnd(() => proxy.close());
+  const queryClient = new QueryClient();
+  atEnd(() => queryClient.clear());
+  const ui = (next: P) => (
+    <QueryClientProvider client={queryClient}>
+      <McpProvider url={proxy.url}>{page(next)}</McpProvider>
+    </QueryClientProvider>
+  );
+  const view = render(ui(props));
+  await eventually(() => expect(proxy.openStreams()).toBe(1));
+  return { proxy, rerender: (next: P) => act(async () => view.rerender(ui(next))) };
+}
+
 /** Two readers of one inbox, the second asking for twice the first's `max`. */
 function Pair({ base }: { base: number }) {
   const small = useServerLog({ max: base });
@@ -221,20 +239,7 @@ function Pair({ base }: { base: number }) {
 
 describe('server logs: readers whose `max` changes together', () => {
   it('two hooks whose `max` changes in one render keep everything the larger one shows', async () => {
-    const server = await serve('legacy-v2');
-    const proxy = await startTamperProxy(server.url);
-    atEnd(() => proxy.close());
-    const queryClient = new QueryClient();
-    atEnd(() => queryClient.clear());
-    const ui = (base: number) => (
-      <QueryClientProvider client={queryClient}>
-        <McpProvider url={proxy.url}>
-          <Pair base={base} />
-        </McpProvider>
-      </QueryClientProvider>
-    );
-    const view = render(ui(250));
-    await eventually(() => expect(proxy.openStreams()).toBe(1));
+    const { proxy, rerender } = await onProxy<number>((base) => <Pair base={base} />, 250);
     proxy.inject(
       Array.from({ length: 500 }, (_, i) => ({
         jsonrpc: '2.0' as const,
@@ -246,8 +251,55 @@ describe('server logs: readers whose `max` changes together', () => {
     await eventually(() => expect(pair()).toBe('250 500 0'));
     // Both effects' cleanups run before either effect: the first new hold must not shrink the
     // inbox below what the second still shows.
-    await act(async () => view.rerender(ui(251)));
+    await rerender(251);
     expect(pair()).toBe('251 500 0');
+  });
+});
+
+/** A full log that comes and goes, and a filtered one that stays mounted. */
+function WideAndNarrow({ wide }: { wide: boolean }) {
+  return (
+    <>
+      {wide && <WideLog />}
+      <NarrowLog />
+    </>
+  );
+}
+
+function WideLog() {
+  useServerLog({ max: 1000 });
+  return null;
+}
+
+function NarrowLog() {
+  const log = useServerLog({ level: 'error', max: 50 });
+  return <div data-testid="narrow">{log.entries.map((entry) => String(entry.data)).join(' ')}</div>;
+}
+
+describe('server logs: a release next to a filtered reader', () => {
+  it('the inbox shrinking after a larger `max` lets go keeps what a filtered hook still shows', async () => {
+    const { proxy, rerender } = await onProxy<boolean>(
+      (wide) => <WideAndNarrow wide={wide} />,
+      true,
+    );
+    const message = (level: string, data: string) => ({
+      jsonrpc: '2.0' as const,
+      method: 'notifications/message',
+      params: { level, data },
+    });
+    // One error, then 300 info messages: the error is the 301st newest, kept for the wide log.
+    proxy.inject([
+      message('error', 'disk full'),
+      ...Array.from({ length: 300 }, (_, i) => message('info', `i${i}`)),
+    ]);
+    const narrow = () => screen.getByTestId('narrow').textContent;
+    await eventually(() => expect(narrow()).toBe('disk full'));
+    // The wide log goes: the inbox may shrink, but not under the one entry the narrow log shows.
+    await rerender(false);
+    await act(async () => {
+      await Promise.resolve();
+    });
+    expect(narrow()).toBe('disk full');
   });
 });
 

@@ -208,10 +208,10 @@ export class Leader {
   }
 
   /**
-   * One read or call of another tab, answered with a reply. At most
-   * MAX_REQUESTS_PER_TAB run for one tab at once; more are refused. One its tab cancelled (or
-   * the tab left) gives its place up at once; its reply still goes when it ends (a tab of an
-   * earlier version frees its own place then; a tab of this one takes it for nothing).
+   * One read or call of another tab, answered with a reply; one under an id running already is
+   * not run again (sent again after a refusal a script made up: the running one's reply answers
+   * it). At most MAX_REQUESTS_PER_TAB run for one tab at once; more are refused. One its tab
+   * cancelled (or the tab left) gives its place up at once; its reply still goes when it ends.
    */
   async #serve(
     member: Member,
@@ -219,6 +219,8 @@ export class Leader {
     id: number,
     run: (signal: AbortSignal) => Promise<{ value: unknown; updatedAt?: number | undefined }>,
   ): Promise<void> {
+    const name = `${tab}/${id}`;
+    if (this.#calls.has(name)) return;
     if (member.running >= MAX_REQUESTS_PER_TAB) {
       const error = new McpQueryError('INVALID_OPTIONS', TOO_MANY_REQUESTS);
       this.#reply({ type: 'reply', to: tab, id, error: toWire(error) });
@@ -226,7 +228,6 @@ export class Leader {
     }
     member.running += 1;
     const controller = new AbortController();
-    const name = `${tab}/${id}`;
     let held = true;
     const free = () => {
       if (!held) return;

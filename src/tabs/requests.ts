@@ -1,7 +1,7 @@
 import { cancelled, McpQueryError } from '../core/errors';
 import type { CallToolVariables, Upstream } from '../core/upstream';
 import { MAX_REQUESTS_PER_TAB, TOO_MANY_REQUESTS } from './leader';
-import { after, lostCall, type Pending, type Request } from './pending';
+import { after, handOverOne, lostCall, type Pending, type Request } from './pending';
 import type { TabMessage, WireError } from './protocol';
 
 /** How often a request asks the leader whether it still runs it, before giving up on it. */
@@ -36,7 +36,7 @@ export class Requests {
    */
   readonly #gone = new Set<number>();
   #countsGone = false;
-  /** To ask the leader about, this tick; `#askingAll`: all of `#running` (and `#gone`, counted). */
+  /** To ask the leader about, this tick; `#askingAll`: all it was sent (and `#gone`, counted). */
   readonly #asking = new Set<number>();
   #askingAll = false;
   /** Counts the leader's words that it still runs some of this tab's requests. */
@@ -85,10 +85,8 @@ export class Requests {
       const patience = this.#patience(pending, quietMs, boundMs);
       // Cancelled here: it ends as cancelled, and gives its place up at once.
       const onAbort = () => {
-        const { id, type } = pending.request;
-        if (!this.#take(id)) return;
-        this.#free(id);
-        reject(type === 'call' ? cancelled(signal?.reason) : signal?.reason);
+        if (!this.#free(pending.request.id)) return;
+        reject(pending.request.type === 'call' ? cancelled(signal?.reason) : signal?.reason);
       };
       this.#pending.set(pending.request.id, pending);
       this.#queued.add(pending.request.id);
@@ -111,33 +109,44 @@ export class Requests {
    */
   working(ids: number[]): void {
     for (const id of ids) {
-      if (!this.#running.has(id) && !(this.#countsGone && this.#gone.has(id))) continue;
+      if (!this.#sent(id) && !(this.#countsGone && this.#gone.has(id))) continue;
       this.#pending.get(id)?.heard();
       this.#workingSaid += 1;
     }
   }
 
   /**
-   * The leader replied to `id`: the request that holds a place under that id, if one does (a reply
-   * to another sending, or to nothing sent, is no one's); its place is free. A late reply to one
-   * this tab gave up frees the place the leader held for it, if it counted it.
+   * The leader replied to `id`: the request sent under that id, if one is (a reply to another
+   * sending, or to nothing sent, is no one's); its place is free. A late reply to one this tab
+   * gave up frees the place the leader held for it, if it counted it. One refused and waiting
+   * again takes a reply all the same: the refusal was another script's, and it ran.
    */
   replied(id: number, error?: WireError): Pending | undefined {
     if (this.#gone.delete(id)) this.#flush();
-    if (!this.#running.delete(id)) return undefined;
-    const refused = error?.code === 'INVALID_OPTIONS' && error.message === TOO_MANY_REQUESTS;
     const pending = this.#pending.get(id);
-    if (refused && pending) {
+    if (!pending || !this.#sent(id)) return undefined;
+    if (error?.code === 'INVALID_OPTIONS' && error.message === TOO_MANY_REQUESTS) {
+      if (!this.#running.delete(id)) return undefined;
       // Not run: the leader holds places for requests this tab gave up (an earlier version frees
-      // them as their work ends, then replies). It waits for a place again, first in line.
+      // them as their work ends, then replies). It waits for a place again, in the order made,
+      // and keeps `sentTo`: the refusal may be another script's, so it may run there all the same.
       this.#countsGone = true;
-      pending.sentTo = undefined;
-      this.#queued = new Set([id, ...this.#queued]);
+      const queued = this.#queued;
+      this.#queued = new Set(
+        [...this.#pending.keys()].filter((one) => one === id || queued.has(one)),
+      );
       return undefined;
     }
+    this.#running.delete(id);
     this.#take(id);
     this.#flush();
     return pending;
+  }
+
+  /** Sent to the current leader under `id`: running, or refused and waiting to go again. */
+  #sent(id: number): boolean {
+    const sentTo = this.#queued.has(id) ? this.#pending.get(id)?.sentTo : undefined;
+    return this.#running.has(id) || (sentTo !== undefined && sentTo === this.#leader);
   }
 
   /**
@@ -183,21 +192,8 @@ export class Requests {
     why: string,
     unsent?: () => Error,
   ): void {
-    for (const id of [...this.#pending.keys()]) {
-      const pending = this.#take(id) as Pending;
-      const { request, call, action, signal } = pending;
-      const { resolve, reject } = pending;
-      if (request.type === 'read') {
-        if (to && signal) to.query(request.key, signal).then(resolve, reject);
-        else reject(new McpQueryError('SUPERSEDED', why));
-      } else if (pending.sentTo !== undefined) reject(lostCall());
-      else if (!to)
-        reject(new McpQueryError('NOT_CONNECTED', `${why}; the call was not sent: it was not run`));
-      else if (unsent) reject(unsent());
-      else if (call) to.callTool(call).then(resolve, reject);
-      else if (action) to.request(action.method, action.params, signal).then(resolve, reject);
-      else reject(lostCall());
-    }
+    for (const id of [...this.#pending.keys()])
+      handOverOne(this.#take(id) as Pending, to, why, unsent);
   }
 
   #newId(): number {
@@ -206,17 +202,23 @@ export class Requests {
   }
 
   /**
-   * `id` waits no longer: if it held a place, the leader is told (it frees the place too, and
-   * stops a call), then the next request goes into it.
+   * `id` waits no longer (returns it, if it still waited): if it was sent to the leader, the
+   * leader is told (it frees the place too, and stops a call); if it held a place, the next
+   * request goes into it. One refused and waiting again holds none there, as far as this tab
+   * knows: it is not remembered among those given up.
    */
-  #free(id: number): void {
-    if (!this.#running.delete(id)) return;
+  #free(id: number): Pending | undefined {
+    const sent = this.#sent(id);
+    const taken = this.#take(id);
+    if (!taken) return undefined;
+    if (sent) this.#send({ type: 'cancel', tab: this.#tab, id });
+    if (!this.#running.delete(id)) return taken;
     // At most as many as places: a leader that never replies keeps no more.
     if (this.#gone.size >= MAX_REQUESTS_PER_TAB)
       this.#gone.delete(this.#gone.values().next().value as number);
     this.#gone.add(id);
-    this.#send({ type: 'cancel', tab: this.#tab, id });
     this.#flush();
+    return taken;
   }
 
   /** The request `id`, out of the pending set: the one who takes it settles it. */
@@ -283,9 +285,8 @@ export class Requests {
    * sent may have run: it fails saying so, and is cancelled where it runs (never run again).
    */
   #expire(id: number, waitedMs: number): void {
-    const taken = this.#take(id);
+    const taken = this.#free(id);
     if (!taken) return;
-    this.#free(id);
     let outcome = '';
     if (taken.request.type === 'call') {
       const sent = taken.sentTo !== undefined;
@@ -302,8 +303,8 @@ export class Requests {
   }
 
   /**
-   * Ask the leader, once a tick, whether it still runs these (`undefined`: every request holding
-   * a place); it answers `working`.
+   * Ask the leader, once a tick, whether it still runs these (`undefined`: every request sent to
+   * it); it answers `working`.
    */
   #ask(id: number | undefined): void {
     const first = this.#asking.size === 0 && !this.#askingAll;
@@ -315,8 +316,8 @@ export class Requests {
       // requests queued behind them wait on.
       const gone = this.#countsGone ? [...this.#gone] : [];
       const ids = this.#askingAll
-        ? [...this.#running, ...gone]
-        : [...this.#asking].filter((one) => this.#running.has(one));
+        ? [...this.#pending.keys()].filter((one) => this.#sent(one)).concat(gone)
+        : [...this.#asking].filter((one) => this.#sent(one));
       this.#asking.clear();
       this.#askingAll = false;
       if (ids.length > 0) this.#send({ type: 'waiting', tab: this.#tab, ids });

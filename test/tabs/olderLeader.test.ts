@@ -4,15 +4,31 @@
  * places until the work ends, and refuses one too many (`INVALID_OPTIONS`, "too many requests
  * from one tab at once"; it is not run). The follower gives the place up at once all the same,
  * so it may send one request too many: that request is not failed but waits for a place again,
- * counting the cancelled ones the leader still runs until their late replies come. Fake tabs;
- * the leader is a script that answers as the earlier version did.
+ * counting the cancelled ones the leader still runs until their late replies come, and requests
+ * refused so go again in the order made. Fake tabs; the leader is a script that answers as the
+ * earlier version did.
+ *
+ * A leader of this version never refuses so, but any script of the origin can (same-origin is
+ * the trust boundary, SECURITY.md): a tool call it makes a follower put back may be running on the
+ * leader all the same. Such a call is never run twice (the leader does not run an id it runs
+ * already; a handover fails it as one that may have run), its reply is still taken, a cancel
+ * reaches the leader, and it is never reported as not run.
  */
 import type { QueryClient } from '@tanstack/query-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { McpCacheSync } from '../../src/core/mcpCacheSync';
 import { MAX_REQUESTS_PER_TAB } from '../../src/tabs/leader';
 import { track } from '../support/deferred';
-import { contents, GROUP, resourceKey, silentLeader, withFakeTabs } from '../support/tabsHarness';
+import {
+  contents,
+  GROUP,
+  group,
+  REQUEST_TIMEOUT_MS,
+  resourceKey,
+  silentLeader,
+  type Tab,
+  withFakeTabs,
+} from '../support/tabsHarness';
 
 withFakeTabs();
 
@@ -73,4 +89,124 @@ describe('a follower under a leader of an earlier version (rule 14)', () => {
       expect(all[0]?.state).toBe('rejected');
     },
   );
+});
+
+const RESULT = { content: [{ type: 'text' as const, text: 'ran once' }] };
+
+/**
+ * A group of `count` tabs (the first leads), the last one's call the leader runs, and a script's
+ * refusal of it as one too many.
+ */
+async function refusedWhileRunning(count: number, signal?: AbortSignal) {
+  const opened = await group(count);
+  const { tabs, hub, settle } = opened;
+  const [a, b] = [tabs[0] as Tab, tabs.at(-1) as Tab];
+  const call = b.call({ name: 'charge', ...(signal && { signal }) });
+  await settle();
+  expect(a.local.calls).toHaveLength(1);
+  const id = (hub.sent(b.label, 'call')[0] as { id: number }).id;
+  hub.inject(GROUP, { type: 'reply', to: b.id, id, error: TOO_MANY }, 'script');
+  await settle();
+  expect(call.state).toBe('pending');
+  return { ...opened, a, b, call, id };
+}
+
+describe('a refusal a script makes up (rule 14)', () => {
+  it('a call the leader runs is not run again when the follower sends it again, and its reply answers it', async () => {
+    const { a, b, call, hub, settle } = await refusedWhileRunning(2);
+    // Anything that frees or asks for a place sends it again.
+    read(b, 'doc://next');
+    await settle();
+    expect(hub.sent(b.label, 'call')).toHaveLength(2);
+    expect(a.local.calls).toHaveLength(1);
+    a.local.calls[0]?.answer.resolve(RESULT);
+    await settle();
+    expect(call.value).toEqual(RESULT);
+  });
+
+  it('its reply, before it is sent again, answers it; it is not sent again', async () => {
+    const { a, b, call, hub, settle } = await refusedWhileRunning(2);
+    a.local.calls[0]?.answer.resolve(RESULT);
+    await settle();
+    expect(call.value).toEqual(RESULT);
+    read(b, 'doc://next');
+    await settle();
+    expect(hub.sent(b.label, 'call')).toHaveLength(1);
+    expect(a.local.calls).toHaveLength(1);
+  });
+
+  it('cancelled while it waits again, the leader is told: the call it runs is cancelled there', async () => {
+    const controller = new AbortController();
+    const { a, b, call, id, hub, settle } = await refusedWhileRunning(2, controller.signal);
+    controller.abort();
+    await settle();
+    expect(call.error).toMatchObject({ code: 'CANCELLED' });
+    expect(hub.sent(b.label, 'cancel')).toEqual([{ type: 'cancel', tab: b.id, id }]);
+    expect(a.local.calls[0]?.variables.signal?.aborted).toBe(true);
+  });
+
+  it('a handover meanwhile: the next leader does not run it, it fails as a call that may have run', async () => {
+    const { a, call, tabs, settle } = await refusedWhileRunning(3);
+    const c = tabs[1] as Tab;
+    a.crash();
+    await settle();
+    expect(c.tabs()?.leader).toBe(true);
+    expect(c.local.calls).toHaveLength(0);
+    expect(call.state).toBe('rejected');
+    expect(call.error).toMatchObject({ code: 'CONNECTION_LOST' });
+    expect(String((call.error as Error).message)).toContain('may or may not have run');
+  });
+
+  it('given up on while it waits again, it fails as a call that may have run, not as one never run', async () => {
+    const { hub, settle, follower: b } = await silentLeader();
+    const call = b.call({ name: 'charge' });
+    await settle();
+    const id = (hub.sent(b.label, 'call')[0] as { id: number }).id;
+    hub.inject(GROUP, { type: 'reply', to: b.id, id, error: TOO_MANY }, 'script');
+    await settle();
+    await vi.advanceTimersByTimeAsync(2 * REQUEST_TIMEOUT_MS + 1000);
+    await settle();
+    expect(call.state).toBe('rejected');
+    expect(call.error).toMatchObject({ code: 'NOT_CONNECTED' });
+    expect(String((call.error as Error).message)).toContain('may or may not have run');
+  });
+});
+
+describe('requests refused as too many (a leader of an earlier version)', () => {
+  it('go again in the order they were made', async () => {
+    const { hub, settle, follower: b } = await silentLeader();
+    Array.from({ length: LAST }, (_, i) => read(b, `doc://${i}`));
+    await settle();
+    const calls = ['first', 'second', 'third'].map((name) => b.call({ name }));
+    await settle();
+    // Three reads are cancelled: the three calls go into their places at once.
+    for (const i of [0, 1, 2]) {
+      await b.queryClient.cancelQueries({ queryKey: resourceKey(`doc://${i}`) });
+    }
+    await settle();
+    const sentCalls = () => hub.sent(b.label, 'call') as Array<{ id: number; variables: object }>;
+    expect(sentCalls().map((m) => m.variables)).toMatchObject([
+      { name: 'first' },
+      { name: 'second' },
+      { name: 'third' },
+    ]);
+    // The earlier leader still runs the cancelled reads, and refuses the calls, in order.
+    for (const { id } of sentCalls()) {
+      hub.inject(GROUP, { type: 'reply', to: b.id, id, error: TOO_MANY }, 'ghost');
+    }
+    await settle();
+    // The cancelled reads end there: their late replies free the places.
+    const readIds = (hub.sent(b.label, 'read') as Array<{ id: number }>).slice(0, 3);
+    for (const [i, { id }] of readIds.entries()) {
+      const value = contents(`doc://${i}`, 'late');
+      hub.inject(GROUP, { type: 'reply', to: b.id, id, value }, 'ghost');
+    }
+    await settle();
+    expect(
+      sentCalls()
+        .slice(3)
+        .map((m) => m.variables),
+    ).toMatchObject([{ name: 'first' }, { name: 'second' }, { name: 'third' }]);
+    for (const call of calls) expect(call.state).toBe('pending');
+  });
 });

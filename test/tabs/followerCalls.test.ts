@@ -105,6 +105,29 @@ describe('a follower’s calls (rule 14, rule 16)', () => {
     expect(call.state).toBe('pending');
   });
 
+  it('nor is a call or task request with an infinite, negative-zero or huge duration run: each is answered INVALID_OPTIONS (rule 8)', async () => {
+    const { tabs, hub, settle } = await group(1);
+    const [a] = tabs as [Tab];
+    const durations = [
+      { timeoutMs: Number.POSITIVE_INFINITY },
+      { maxTotalTimeoutMs: Number.NEGATIVE_INFINITY },
+      { timeoutMs: -0 },
+      { maxTotalTimeoutMs: 1e308 },
+    ];
+    const calls = durations.flatMap((given) => [
+      { name: 'echo', progress: false, ...given },
+      { name: 'tasks/cancel', arguments: { taskId: 't' }, progress: false, action: true, ...given },
+    ]);
+    for (const [id, variables] of calls.entries()) {
+      hub.inject(GROUP, { type: 'call', tab: 'other', id, variables });
+    }
+    await settle();
+    expect(a.local.calls).toHaveLength(0);
+    expect(a.local.requests).toHaveLength(0);
+    const replies = hub.sent(a.label, 'reply') as Array<{ error?: { code?: string } }>;
+    expect(replies.map((reply) => reply.error?.code)).toEqual(calls.map(() => 'INVALID_OPTIONS'));
+  });
+
   it('a call from another script whose timeout no timer can take is answered INVALID_OPTIONS, and not run (rule 8)', async () => {
     // A tab of this version checks a call's durations before it sends it (tools.ts); the channel
     // is open to any script of the origin, and a whole number past 2^31 - 1 is of the right shape.

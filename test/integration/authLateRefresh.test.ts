@@ -129,7 +129,17 @@ describe("a late refresh of the previous user's tokens, while the next user's ow
     release();
     await eventually(() => expect(invalidated).toHaveBeenCalledWith('tokens'));
     expect(provider.identity()).toBe('bob');
-    expect(provider.tokens()?.refresh_token).toBe(bobs?.refresh_token);
+    // After the refusal the SDK retries its authorization with the tokens held now, bob's, and
+    // may refresh them once (rotated: a new refresh token, still bob's). Whether that retry has
+    // finished by now depends on the machine's load, so what is checked is whose they are, once
+    // any refresh in flight has landed.
+    await eventually(() =>
+      expect(authServer.refreshSubject(provider.tokens()?.refresh_token)).toBe('bob'),
+    );
+    expect(authServer.stats().refreshes).toBeLessThanOrEqual(1);
     expect(subjectOf(authServer, provider)).toBe('bob');
+    if (provider.tokens()?.refresh_token === bobs?.refresh_token) {
+      expect(provider.tokens()).toEqual(bobs);
+    }
   });
 });

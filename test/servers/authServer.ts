@@ -91,6 +91,8 @@ export interface AuthServer {
   setUser(user: string): void;
   /** The claims of a token this server issued that is valid now; undefined otherwise. */
   verify(token: string): TokenClaims | undefined;
+  /** Whose refresh token this is, while it still works. */
+  refreshSubject(token: string | undefined): string | undefined;
   /** Every access token issued so far stops being valid (refresh tokens still work). */
   expireAccessTokens(): void;
   /** Every refresh token issued so far stops working (the next refresh fails invalid_grant). */
@@ -230,6 +232,10 @@ class DemoAuthServer implements AuthServer {
 
   setUser(user: string): void {
     this.#user = user;
+  }
+
+  refreshSubject(token: string | undefined): string | undefined {
+    return token === undefined ? undefined : this.#refreshTokens.get(token)?.sub;
   }
 
   verify(token: string): TokenClaims | undefined {

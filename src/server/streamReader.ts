@@ -1,12 +1,12 @@
 import { type BackoffOptions, backoffDelay } from '../core/backoff';
 import type { RedisEventBusConnection } from './client';
+import { redisNow, streamLength } from './optionalCommands';
 import { type Position, reconcile } from './streamPosition';
 import {
   compareIds,
   type StreamEntry,
   type StreamInfo,
   streamInfo,
-  text,
   xreadEntries,
 } from './streamReply';
 
@@ -18,8 +18,6 @@ import {
 const AHEAD_MS = 60_000;
 /** Idle reads past the clock with an unchanged XLEN between two XINFO STREAM (`#checkRecreated`). */
 const LOOK_EVERY = 10;
-/** Redis' answer when this connection may not run TIME (or it is renamed away). */
-const NO_TIME = /noperm|unknown command/i;
 
 /**
  * Replies of the stream commands with every blob string as bytes (`RESP_TYPES.BLOB_STRING` is
@@ -85,6 +83,8 @@ export class StreamReader {
   #handshake = false;
   /** Redis answers TIME on this connection (see `#ahead`). */
   #redisClock = true;
+  /** Redis answers XLEN on this connection (see `#checkRecreated`). */
+  #lengths = true;
   /** XLEN as of the last look for a recreated stream, while the position has not moved since. */
   #lookedAt: number | undefined;
   /** Idle reads since that look that did not look again. */
@@ -290,18 +290,9 @@ export class StreamReader {
   async #ahead(): Promise<boolean> {
     let now = Date.now() + AHEAD_MS;
     if (this.#redisClock) {
-      try {
-        const reply = await this.#connection.sendCommand(['TIME']);
-        const [seconds, micros] = Array.isArray(reply)
-          ? reply.map((part) => Number(text(part)))
-          : [];
-        if (seconds === undefined || micros === undefined || !Number.isFinite(seconds + micros)) {
-          this.#redisClock = false;
-        } else now = seconds * 1000 + Math.floor(micros / 1000);
-      } catch (error) {
-        if (!NO_TIME.test(String(error))) throw error;
-        this.#redisClock = false;
-      }
+      const time = await redisNow(this.#connection);
+      if (time === undefined) this.#redisClock = false;
+      else now = time;
     }
     return compareIds(this.#lastId, `${now}-0`) >= 0;
   }
@@ -334,8 +325,13 @@ export class StreamReader {
    * entries as the last look saw is found then.
    */
   async #checkRecreated(): Promise<void> {
-    const length = Number(await this.#connection.sendCommand(['XLEN', this.#options.key]));
-    if (length === this.#lookedAt && ++this.#skipped < LOOK_EVERY) return;
+    // Where XLEN is refused (ACL), a length never seen to change: a look every `LOOK_EVERY`.
+    const length = this.#lengths
+      ? await streamLength(this.#connection, this.#options.key)
+      : undefined;
+    if (length === undefined) this.#lengths = false;
+    const unchanged = this.#lookedAt !== undefined && (length ?? this.#lookedAt) === this.#lookedAt;
+    if (unchanged && ++this.#skipped < LOOK_EVERY) return;
     this.#skipped = 0;
     const info = await this.#info();
     const lastId = this.#lastId;

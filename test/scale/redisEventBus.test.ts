@@ -452,6 +452,32 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     expect(b.codes()).toEqual(['malformed']);
   });
 
+  it('a bus whose Redis user may not run XLEN still finds the stream recreated below a junk id, without errors', async () => {
+    const channel = newChannel();
+    const user = `no-xlen-${randomUUID()}`;
+    await admin.sendCommand(['ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-xlen']);
+    cleanups.push(() => admin.sendCommand(['ACL', 'DELUSER', user]));
+    // Short blocks (half the socket timeout): the ten idle reads between two looks pass quickly.
+    const limited = createClient({
+      url: redis.url,
+      username: user,
+      password: 'pw',
+      socket: { reconnectStrategy: 20, socketTimeout: 400 },
+    });
+    limited.on('error', () => {});
+    await limited.connect();
+    cleanups.push(() => limited.destroy());
+    const b = await instance(channel, { redis: limited });
+    const a = await instance(channel);
+    await admin.sendCommand(['XADD', channel, `${Date.now() + 86_400_000}-0`, 'm', 'junk']);
+    await eventually(() => expect([a, b].map((x) => x.bus.stats().malformed)).toEqual([1, 1]));
+    await admin.sendCommand(['DEL', channel]);
+    a.bus.publish(updated('x://1'));
+    await eventually(() => expect(b.uris()).toEqual(['x://1']), { timeout: 15_000 });
+    expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0 });
+    expect(b.codes()).toEqual(['malformed']);
+  }, 20_000);
+
   it('a quiet reader past the clock does not fetch the junk entry on every idle read, and still finds the stream recreated', async () => {
     const channel = newChannel();
     // Short blocks (half the socket timeout): many idle reads in little time.

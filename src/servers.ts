@@ -25,6 +25,7 @@ export {
 } from './servers/react/McpServersProvider';
 export {
   type UseCallServerToolOptions,
+  type UseCallServerToolResult,
   useCallServerTool,
 } from './servers/react/useCallServerTool';
 export { type UseMcpServersResult, useMcpServers } from './servers/react/useMcpServers';

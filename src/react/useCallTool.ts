@@ -1,13 +1,8 @@
-import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
-import {
-  type UseMutationOptions,
-  type UseMutationResult,
-  useMutation,
-} from '@tanstack/react-query';
-import { useRef, useState } from 'react';
-import { McpQueryError } from '../core/errors';
-import { type CallToolVariables, callRetry, callToolMutationOptions } from '../core/tools';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { UseMutationOptions } from '@tanstack/react-query';
+import { type CallToolVariables, callToolMutationOptions } from '../core/tools';
 import { useMcpSync } from './context';
+import { type ToolCallMutation, useToolCallMutation } from './toolCallMutation';
 
 // TanStack's own `scope` (serial mutations) is left out: here `scope` names the provider.
 export type UseCallToolOptions = Omit<
@@ -18,23 +13,8 @@ export type UseCallToolOptions = Omit<
   scope?: string;
 };
 
-export type UseCallToolResult = UseMutationResult<CallToolResult, Error, CallToolVariables> & {
-  /** The latest progress notification of the running call. */
-  progress: Progress | undefined;
-  /**
-   * Cancel the running call: the server is told (`notifications/cancelled`; on 2026-07-28 the
-   * request's stream is closed), and the mutation goes back to `idle` with `cancelled` set —
-   * an outcome, not an error (`onError` is not called; `mutateAsync` rejects with `CANCELLED`).
-   */
-  cancel(): void;
-  /** The latest call was cancelled (until the next one starts). */
-  cancelled: boolean;
-};
-
-type Options = UseMutationOptions<CallToolResult, Error, CallToolVariables>;
-
-const isCancelled = (error: unknown) =>
-  error instanceof McpQueryError && error.code === 'CANCELLED';
+/** TanStack's mutation, with the running call's `progress`, `cancel()` and `cancelled`. */
+export type UseCallToolResult = ToolCallMutation;
 
 /**
  * Call tools with TanStack's `useMutation`: `mutate({ name, arguments })`.
@@ -43,63 +23,8 @@ const isCancelled = (error: unknown) =>
  * running call; `cancel()` stops it.
  */
 export function useCallTool(options?: UseCallToolOptions): UseCallToolResult {
-  const { scope, onError, retry, ...mutationOptions } = options ?? {};
+  const { scope, ...mutationOptions } = options ?? {};
   const sync = useMcpSync('useCallTool', scope);
-  const [progress, setProgress] = useState<Progress>();
-  const [cancelled, setCancelled] = useState(false);
-  const running = useRef<AbortController | undefined>(undefined);
-  const base = callToolMutationOptions(sync);
-  // The hook's retry, else the QueryClient's for this key: never for a cancelled call, which
-  // would run the tool again on the server, nor for one whose options cannot work.
-  const retries = retry ?? sync.queryClient.defaultMutationOptions<Options>(base).retry;
-  const mutation = useMutation<CallToolResult, Error, CallToolVariables>(
-    {
-      ...mutationOptions,
-      mutationKey: base.mutationKey,
-      mutationFn: (variables) => {
-        setProgress(undefined);
-        setCancelled(false);
-        const own = new AbortController();
-        running.current = own;
-        return base.mutationFn({
-          ...variables,
-          signal: variables.signal ? AbortSignal.any([own.signal, variables.signal]) : own.signal,
-          onProgress: (next) => {
-            // A call that a later one superseded still reports to its own onProgress only.
-            if (running.current === own) setProgress(next);
-            variables.onProgress?.(next);
-          },
-        });
-      },
-      retry: callRetry(retries),
-      ...(onError && {
-        onError: (error, ...rest) => (isCancelled(error) ? undefined : onError(error, ...rest)),
-      }),
-    },
-    sync.queryClient,
-  );
-  // This observer lets go of the call (TanStack's reset; a running call runs on): a
-  // notification of it still on its way does not show, and cancel() no longer reaches it.
-  const reset = () => {
-    running.current = undefined;
-    mutation.reset();
-    setProgress(undefined);
-    setCancelled(false);
-  };
-  const cancel = () => {
-    const own = running.current;
-    if (!own || own.signal.aborted || !mutation.isPending) return;
-    own.abort(new McpQueryError('CANCELLED', 'the call was cancelled'));
-    // The call settles as cancelled: this observer lets go of it, so it shows no error.
-    reset();
-    setCancelled(true);
-  };
-  // Progress belongs to a call the observer follows (none once reset or cancelled).
-  return {
-    ...mutation,
-    reset,
-    progress: mutation.isIdle ? undefined : progress,
-    cancel,
-    cancelled,
-  };
+  const { mutationKey, mutationFn } = callToolMutationOptions(sync);
+  return useToolCallMutation(sync.queryClient, mutationKey, mutationFn, mutationOptions);
 }

@@ -1,5 +1,8 @@
 /** @vitest-environment jsdom */
 /**
+ * Also: `useCallServerTool` has what `useCallTool` has for a call a user stops (`cancel()`,
+ * `cancelled`, no `onError` for it), through the server manager.
+ *
  * `useCallServerTool` retries as `useCallTool` does (rule 16, rule 8): never a call that was
  * cancelled (a retry would run the tool again on the server), nor one whose own durations no
  * timer can take (no retry can make it work), whatever `retry` says, the hook's or the
@@ -8,7 +11,7 @@
 import { QueryClient, type QueryClientConfig, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render } from '@testing-library/react';
 import { useEffect } from 'react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryStorage } from '../../src/auth';
 import {
   McpServersProvider,
@@ -127,5 +130,30 @@ describe.each(RETRYING)('useCallServerTool with %s', (_, options, config) => {
     await eventually(() => expect(call().isError).toBe(true));
     expect(call().error).toMatchObject({ code: 'UNKNOWN_SERVER' });
     expect(call().failureCount).toBe(4);
+  });
+});
+
+describe.each(['modern', 'legacy-v2'] as const)('useCallServerTool on %s: cancel()', (kind) => {
+  it('tells the server, and the call ends cancelled, not failed', async () => {
+    const server = await serverOf(kind, 'docs', {
+      tools: [{ name: 'slow', progress: 1, hold: true }],
+    });
+    const onError = vi.fn();
+    const call = await app(server, { onError });
+    let outcome: unknown;
+    act(() => {
+      call()
+        .mutateAsync({ name: 'Docs__slow' })
+        .catch((error: unknown) => {
+          outcome = error;
+        });
+    });
+    await eventually(() => expect(call().progress?.progress).toBe(1));
+    act(() => call().cancel());
+    await eventually(() => expect(outcome).toMatchObject({ code: 'CANCELLED' }));
+    await eventually(() => expect(server.store.extras.cancelledCalls).toEqual(['slow']));
+    expect(call()).toMatchObject({ status: 'idle', cancelled: true, progress: undefined });
+    expect(onError).not.toHaveBeenCalled();
+    expect(server.counters().toolCalls).toBe(1);
   });
 });

@@ -1,11 +1,7 @@
-import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
-import {
-  type UseMutationOptions,
-  type UseMutationResult,
-  useMutation,
-} from '@tanstack/react-query';
-import { useState } from 'react';
-import { type CallToolVariables, callRetry } from '../../core/tools';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { UseMutationOptions } from '@tanstack/react-query';
+import type { CallToolVariables } from '../../core/tools';
+import { type ToolCallMutation, useToolCallMutation } from '../../react/toolCallMutation';
 import { useServerManager } from './context';
 
 export type UseCallServerToolOptions = Omit<
@@ -13,46 +9,23 @@ export type UseCallServerToolOptions = Omit<
   'mutationFn' | 'mutationKey'
 >;
 
-const MUTATION_KEY = ['mcp-servers', 'callTool'];
+/** TanStack's mutation, with the running call's `progress`, `cancel()` and `cancelled`. */
+export type UseCallServerToolResult = ToolCallMutation;
 
-type Options = UseMutationOptions<CallToolResult, Error, CallToolVariables>;
+const MUTATION_KEY = ['mcp-servers', 'callTool'];
 
 /**
  * `useCallTool` across servers: `mutate({ name: qualifiedName, arguments })`
  * calls the tool on the server the qualified name belongs to (an unknown
- * one fails with `UNKNOWN_SERVER`). Removing that server cancels the call.
+ * one fails with `UNKNOWN_SERVER`). Removing that server cancels the call;
+ * `cancel()` stops it as `useCallTool`'s does.
  */
-export function useCallServerTool(options?: UseCallServerToolOptions): UseMutationResult<
-  CallToolResult,
-  Error,
-  CallToolVariables
-> & {
-  progress: Progress | undefined;
-} {
+export function useCallServerTool(options?: UseCallServerToolOptions): UseCallServerToolResult {
   const manager = useServerManager('useCallServerTool');
-  const [progress, setProgress] = useState<Progress>();
-  // The hook's retry, else the QueryClient's for this key: never for a cancelled call, which
-  // would run the tool again on the server, nor for one whose options cannot work (callRetry).
-  const retry =
-    options?.retry ??
-    manager.queryClient.defaultMutationOptions<Options>({ mutationKey: MUTATION_KEY }).retry;
-  const mutation = useMutation(
-    {
-      ...options,
-      mutationKey: MUTATION_KEY,
-      retry: callRetry(retry),
-      mutationFn: (variables) => {
-        setProgress(undefined);
-        return manager.callTool({
-          ...variables,
-          onProgress: (next) => {
-            setProgress(next);
-            variables.onProgress?.(next);
-          },
-        });
-      },
-    },
+  return useToolCallMutation(
     manager.queryClient,
+    MUTATION_KEY,
+    (variables) => manager.callTool(variables),
+    options,
   );
-  return { ...mutation, progress };
 }

@@ -1,0 +1,99 @@
+import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
+import {
+  type QueryClient,
+  type QueryKey,
+  type UseMutationOptions,
+  type UseMutationResult,
+  useMutation,
+} from '@tanstack/react-query';
+import { useRef, useState } from 'react';
+import { McpQueryError } from '../core/errors';
+import { type CallToolVariables, callRetry } from '../core/tools';
+
+type Options = UseMutationOptions<CallToolResult, Error, CallToolVariables>;
+
+/** What both call hooks return: TanStack's mutation, with the call's progress and its cancel. */
+export type ToolCallMutation = UseMutationResult<CallToolResult, Error, CallToolVariables> & {
+  /** The latest progress notification of the running call. */
+  progress: Progress | undefined;
+  /**
+   * Cancel the running call: the server is told (`notifications/cancelled`; on 2026-07-28 the
+   * request's stream is closed), and the mutation goes back to `idle` with `cancelled` set —
+   * an outcome, not an error (`onError` is not called; `mutateAsync` rejects with `CANCELLED`).
+   */
+  cancel(): void;
+  /** The latest call was cancelled (until the next one starts). */
+  cancelled: boolean;
+};
+
+const isCancelled = (error: unknown) =>
+  error instanceof McpQueryError && error.code === 'CANCELLED';
+
+/**
+ * A tool call as a TanStack mutation (`useCallTool`, `useCallServerTool`): `call` runs it with
+ * the signal and progress callback given here; the hook's `retry`, else the QueryClient's for
+ * `mutationKey`, never for a cancelled call (which would run the tool again on the server) nor
+ * for one whose options cannot work; a cancelled call is no error.
+ */
+export function useToolCallMutation(
+  queryClient: QueryClient,
+  mutationKey: QueryKey,
+  call: (variables: CallToolVariables) => Promise<CallToolResult>,
+  options: Omit<Options, 'mutationFn' | 'mutationKey'> = {},
+): ToolCallMutation {
+  const { onError, retry, ...mutationOptions } = options;
+  const [progress, setProgress] = useState<Progress>();
+  const [cancelled, setCancelled] = useState(false);
+  const running = useRef<AbortController | undefined>(undefined);
+  const retries = retry ?? queryClient.defaultMutationOptions<Options>({ mutationKey }).retry;
+  const mutation = useMutation<CallToolResult, Error, CallToolVariables>(
+    {
+      ...mutationOptions,
+      mutationKey,
+      mutationFn: (variables) => {
+        setProgress(undefined);
+        setCancelled(false);
+        const own = new AbortController();
+        running.current = own;
+        return call({
+          ...variables,
+          signal: variables.signal ? AbortSignal.any([own.signal, variables.signal]) : own.signal,
+          onProgress: (next) => {
+            // A call that a later one superseded still reports to its own onProgress only.
+            if (running.current === own) setProgress(next);
+            variables.onProgress?.(next);
+          },
+        });
+      },
+      retry: callRetry(retries),
+      ...(onError && {
+        onError: (error, ...rest) => (isCancelled(error) ? undefined : onError(error, ...rest)),
+      }),
+    },
+    queryClient,
+  );
+  // This observer lets go of the call (TanStack's reset; a running call runs on): a
+  // notification of it still on its way does not show, and cancel() no longer reaches it.
+  const reset = () => {
+    running.current = undefined;
+    mutation.reset();
+    setProgress(undefined);
+    setCancelled(false);
+  };
+  const cancel = () => {
+    const own = running.current;
+    if (!own || own.signal.aborted || !mutation.isPending) return;
+    own.abort(new McpQueryError('CANCELLED', 'the call was cancelled'));
+    // The call settles as cancelled: this observer lets go of it, so it shows no error.
+    reset();
+    setCancelled(true);
+  };
+  // Progress belongs to a call the observer follows (none once reset or cancelled).
+  return {
+    ...mutation,
+    reset,
+    progress: mutation.isIdle ? undefined : progress,
+    cancel,
+    cancelled,
+  };
+}

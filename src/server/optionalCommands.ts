@@ -1,5 +1,12 @@
 import type { RedisEventBusConnection } from './client';
-import { text } from './streamReply';
+import { compareIds, text } from './streamReply';
+
+/**
+ * Where Redis may not be asked the time (an ACL without TIME): how far ahead of this host's
+ * clock a position may be before it counts as past the clock. Ids follow Redis' clock, which
+ * may run ahead of ours.
+ */
+const AHEAD_MS = 60_000;
 
 /** Redis' answer when this connection may not run a command (ACL) or it is renamed away. */
 const REFUSED = /noperm|unknown command/i;
@@ -34,4 +41,30 @@ export async function streamLength(
 ): Promise<number | undefined> {
   const reply = await unlessRefused(connection, ['XLEN', key]);
   return reply === undefined ? undefined : Number(reply);
+}
+
+/**
+ * Whether a position is at or past Redis' clock (a far-future id was read): a stream recreated
+ * now gets ids below it. Redis' own TIME, so no clock skew between hosts hides a junk id a few
+ * seconds ahead (whose recreated stream's entries would otherwise be skipped for good); where
+ * TIME is refused, this host's clock plus `AHEAD_MS`.
+ */
+export class RedisClock {
+  readonly #connection: RedisEventBusConnection;
+  /** Redis answers TIME on this connection. */
+  #asked = true;
+
+  constructor(connection: RedisEventBusConnection) {
+    this.#connection = connection;
+  }
+
+  async ahead(id: string): Promise<boolean> {
+    let now = Date.now() + AHEAD_MS;
+    if (this.#asked) {
+      const time = await redisNow(this.#connection);
+      if (time === undefined) this.#asked = false;
+      else now = time;
+    }
+    return compareIds(id, `${now}-0`) >= 0;
+  }
 }

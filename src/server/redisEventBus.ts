@@ -58,11 +58,12 @@ export interface RedisEventBusStats {
   /** Times the reading connection came back after a drop. */
   reconnects: number;
   /**
-   * Times entries this instance never read were found trimmed: after a reconnect, or after a
-   * full read while connected (it fell `retain` entries behind).
+   * Times entries this instance never read were found trimmed (after a reconnect, or after a
+   * full read while connected: it fell `retain` entries behind), or Redis was found back on an
+   * older copy of the stream (a restore from an older snapshot, a failover to a lagging replica).
    */
   gaps: number;
-  /** Events in those gaps: published elsewhere, never delivered here. */
+  /** Events in the trimming gaps: published elsewhere, never delivered here (a restore's: unknown). */
   lost: number;
   /** Listen streams of attached handlers ended after a gap, so their clients re-read. */
   streamsEnded: number;
@@ -220,11 +221,13 @@ class RedisStreamEventBus implements RedisEventBus {
         },
         gap: (lastId, count) => {
           this.#counts.gaps += 1;
-          this.#counts.lost += count;
+          this.#counts.lost += count ?? 0;
           const ended = this.#afterGap();
           this.#reporter.report(
             'gap',
-            `${count} event(s) after ${lastId} were trimmed before this instance read them (raise \`retain\`); ${ended} listen stream(s) ended`,
+            count === undefined
+              ? `Redis went back to an older copy of the stream, below ${lastId} (a restore from an older snapshot, a failover to a lagging replica): events published after that copy that this instance had not read are lost; ${ended} listen stream(s) ended`
+              : `${count} event(s) after ${lastId} were trimmed before this instance read them (raise \`retain\`); ${ended} listen stream(s) ended`,
           );
         },
         failed: (error) =>

@@ -10,14 +10,18 @@ export interface Position {
 
 export interface Reconciled {
   position: Position;
-  /** Entries added after `before.lastId` that were trimmed without being read. */
-  lost: number;
+  /**
+   * Entries added after `before.lastId` that were trimmed without being read; undefined when
+   * Redis went back to an older copy of the stream: some may be lost, how many is unknown.
+   */
+  lost: number | undefined;
 }
 
 /**
  * Checks a position against the stream as `XINFO STREAM` describes it now. `read` are the entries
  * read since `before` (none for a check before reading), and the stream may have changed since
- * they were read: every count below comes from the one atomic `info`.
+ * they were read: every count below comes from the one atomic `info`. `pastClock`: the last id
+ * read is at or past Redis' clock; it tells a stream recreated below a junk id from an older copy.
  *
  * Trimming drops the oldest entries first. So while the oldest entry left is at or before
  * `before.lastId`, nothing after it is gone. Otherwise every entry left comes after it, and
@@ -27,6 +31,7 @@ export function reconcile(
   before: Position,
   read: StreamEntry[],
   info: StreamInfo | undefined,
+  pastClock: boolean,
 ): Reconciled {
   const lastId = read.at(-1)?.id ?? before.lastId;
   const counted = (accounted: number | undefined) =>
@@ -39,6 +44,14 @@ export function reconcile(
   }
   const { entriesAdded, length, firstId } = info;
   if (compareIds(info.lastGeneratedId, lastId) < 0) {
+    if (!pastClock) {
+      // An older copy (a restore from an older snapshot, a failover to a lagging replica): what
+      // it lacks up to lastId was read here, and new entries get ids after its last one (XADD,
+      // whatever the clocks), so read on from there: nothing read twice, nothing skipped. What
+      // others wrote after the copy and this reader had not read is gone: a gap, size unknown.
+      const position = { lastId: info.lastGeneratedId, accounted: entriesAdded };
+      return { position, lost: undefined };
+    }
     // Recreated below our position (its ids restarted under an entry with a far-future id):
     // reading on from lastId would skip all of it until the clock got there. Nothing in it has
     // been read here; what is no longer in it never will be.

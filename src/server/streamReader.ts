@@ -1,6 +1,6 @@
 import { type BackoffOptions, backoffDelay } from '../core/backoff';
 import type { RedisEventBusConnection } from './client';
-import { redisNow, streamLength } from './optionalCommands';
+import { RedisClock, streamLength } from './optionalCommands';
 import { type Position, reconcile } from './streamPosition';
 import {
   compareIds,
@@ -10,12 +10,6 @@ import {
   xreadEntries,
 } from './streamReply';
 
-/**
- * Where Redis may not be asked the time (an ACL without TIME): how far ahead of this host's
- * clock a position may be before an idle read looks for a stream recreated below it. Ids follow
- * Redis' clock, which may run ahead of ours.
- */
-const AHEAD_MS = 60_000;
 /** Idle reads past the clock with an unchanged XLEN between two XINFO STREAM (`#checkRecreated`). */
 const LOOK_EVERY = 10;
 
@@ -36,8 +30,12 @@ export interface StreamReaderEvents {
   disconnected(error: unknown): void;
   /** The connection is back; reading resumes after the last entry read. */
   reconnected(): void;
-  /** `count` entries written after `lastId` were trimmed before they could be read. */
-  gap(lastId: string, count: number): void;
+  /**
+   * `count` entries written after `lastId` were trimmed before they could be read; undefined:
+   * Redis went back to an older copy of the stream (see `reconcile`), and what was written after
+   * that copy and not read here is lost, how much is unknown.
+   */
+  gap(lastId: string, count: number | undefined): void;
   /** A command failed while connected; retried with backoff. */
   failed(error: unknown): void;
 }
@@ -81,8 +79,7 @@ export class StreamReader {
   #wake: (() => void) | undefined;
   /** A TCP connect is under way: from connect() or 'reconnecting' to 'connect' or 'error'. */
   #handshake = false;
-  /** Redis answers TIME on this connection (see `#ahead`). */
-  #redisClock = true;
+  readonly #clock: RedisClock;
   /** Redis answers XLEN on this connection (see `#checkRecreated`). */
   #lengths = true;
   /** XLEN as of the last look for a recreated stream, while the position has not moved since. */
@@ -98,6 +95,7 @@ export class StreamReader {
     this.#connection = connection;
     this.#options = options;
     this.#events = events;
+    this.#clock = new RedisClock(connection);
     connection.on('reconnecting', () => {
       this.#handshake = true;
     });
@@ -227,7 +225,7 @@ export class StreamReader {
         if (last === undefined) {
           // Nothing after a position past the clock: the stream may have been deleted and
           // recreated below it (ids restart from now), which only a reconnect looked for.
-          if (await this.#ahead()) await this.#checkRecreated();
+          if (await this.#clock.ahead(this.#lastId)) await this.#checkRecreated();
           continue;
         }
         this.#lookedAt = undefined;
@@ -282,39 +280,32 @@ export class StreamReader {
     this.#accounted = info === undefined ? 0 : info.entriesAdded;
   }
 
-  /**
-   * The position is at or past Redis' clock (a far-future id was read): a stream recreated now
-   * gets ids below it. Redis' own TIME, so no clock skew between hosts hides a junk id a few
-   * seconds ahead (whose recreated stream's entries would otherwise be skipped for good).
-   */
-  async #ahead(): Promise<boolean> {
-    let now = Date.now() + AHEAD_MS;
-    if (this.#redisClock) {
-      const time = await redisNow(this.#connection);
-      if (time === undefined) this.#redisClock = false;
-      else now = time;
-    }
-    return compareIds(this.#lastId, `${now}-0`) >= 0;
-  }
-
   #at() {
     return { lastId: this.#lastId, accounted: this.#accounted };
   }
 
   /**
    * Entries trimmed before this reader got to them: checked before the first read after a
-   * reconnect, and after a full batch (see `reconcile`). Also finds a stream recreated below
-   * the position and moves back to its start.
+   * reconnect, and after a full batch (see `reconcile`). Also finds a stream whose ids are below
+   * the position: recreated under a junk id past the clock, or an older copy behind it.
    */
   async #checkGap(read: StreamEntry[], before = this.#at()): Promise<void> {
-    this.#reconcile(before, read, await this.#info());
+    const info = await this.#info();
+    const lastId = read.at(-1)?.id ?? before.lastId;
+    const below = info !== undefined && compareIds(info.lastGeneratedId, lastId) < 0;
+    this.#reconcile(before, read, info, below && (await this.#clock.ahead(lastId)));
   }
 
-  #reconcile(before: Position, read: StreamEntry[], info: StreamInfo | undefined): void {
-    const { position, lost } = reconcile(before, read, info);
+  #reconcile(
+    before: Position,
+    read: StreamEntry[],
+    info: StreamInfo | undefined,
+    pastClock: boolean,
+  ): void {
+    const { position, lost } = reconcile(before, read, info, pastClock);
     this.#lastId = position.lastId;
     this.#accounted = position.accounted;
-    if (lost > 0) this.#events.gap(before.lastId, lost);
+    if (lost !== 0) this.#events.gap(before.lastId, lost);
   }
 
   /**
@@ -335,7 +326,7 @@ export class StreamReader {
     this.#skipped = 0;
     const info = await this.#info();
     const lastId = this.#lastId;
-    this.#reconcile(this.#at(), [], info);
+    this.#reconcile(this.#at(), [], info, true);
     this.#lookedAt = this.#lastId === lastId ? (info?.length ?? 0) : undefined;
   }
 }

@@ -107,9 +107,12 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * own durations are checked (rule 8, +23 B), a 2025 session with no SSE stream declines every
  * wanted URI saying why and subscribes nothing more (+96 B with its review's retry guard), and
  * scope "" is a scope of its own in routing and partitions (-28 B).
+ * 20,125 B (+26 B), for correctness (rule 6): a 2025 SSE stream refused on resuming after it was
+ * open replaces the session instead of being taken for a server that has none (it heard nothing
+ * for the rest of the session).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_099;
+export const CEILING_GZIP_BYTES = 20_125;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

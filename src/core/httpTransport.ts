@@ -70,6 +70,7 @@ export function createHttpTransport(
     ended: false,
     youngDeaths: 0,
     openedAt: 0,
+    opened: false,
   };
   /** The protocol version and credentials of the latest request, for a DELETE at page hide. */
   const sent = new Map<string, string>();
@@ -162,6 +163,8 @@ interface StandaloneStream {
   /** Consecutive times it ended soon after opening. */
   youngDeaths: number;
   openedAt: number;
+  /** It was open at least once in this session. */
+  opened: boolean;
 }
 
 function observedFetch(
@@ -254,12 +257,17 @@ function observedFetch(
       // no stream however often it is asked: the SDK is told what a 405 tells it.
       if (response.status === 405 || (response.ok && !streamed)) {
         void response.body?.cancel();
-        observer.stream('unsupported');
+        // Refused after it was open in this session: not a server without a stream, but one
+        // that changed under us (a deploy, another instance): a new session asks afresh.
+        if (stream.openedAt > 0)
+          observer.sessionLost('the SSE stream was refused on resuming', false);
+        else observer.stream('unsupported');
         return new Response(null, { status: 405 });
       }
       if (response.ok && response.body) {
         stream.failures = 0;
         stream.openedAt = options.clock.now();
+        stream.opened = true;
         observer.stream('open', lastEventId !== undefined);
         return rewrap(response, {
           onEnd: () => {

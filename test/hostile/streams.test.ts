@@ -139,6 +139,35 @@ describe('a 2025 server whose GET is answered with an HTML page (an app fallback
   });
 });
 
+describe('a 2025 server whose SSE stream, open before, is refused once on resuming (rule 6)', () => {
+  it('takes it for a lost session, not for a server without a stream: a new session hears again', async () => {
+    let gets = 0;
+    const hostile = await startHostile(
+      'legacy-v2',
+      { reconnect: RECONNECT },
+      {
+        // The first stream ends right after it opens; its resumption is refused (a proxy or an
+        // instance in the middle of a deploy); every later GET is served.
+        respond: (exchange) => {
+          if (exchange.httpMethod !== 'GET') return undefined;
+          gets += 1;
+          return gets === 2 ? { status: 405 } : undefined;
+        },
+        endStream: () => (gets === 1 ? 0 : undefined),
+      },
+    );
+    h = hostile;
+    const view = hostile.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    await eventually(() => expect(gets).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
+    await hostile.acknowledged(URI, 10_000);
+    expect(diagnosticsOf(hostile.sync).stream.state).toBe('open');
+    expect(hostile.proxy.stats('initialize').requests).toBe(2);
+    hostile.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+  });
+});
+
 describe('a 2025 server whose SSE stream says its media type in capitals', () => {
   // Media types are case-insensitive (RFC 9110 §8.3.1), and the SDK itself reads them so: a
   // stream answered `Text/Event-Stream; charset=UTF-8` is a stream, not a page.

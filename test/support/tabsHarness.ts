@@ -37,6 +37,10 @@ export const LIVENESS_MS = 3_600_000;
 export const contents = (uri: string, text: string) => ({ contents: [{ uri, text }] });
 export const resourceKey = (uri: string): QueryKey => ['resource', uri];
 
+/** A loader's read of `uri` in `tab`, without retries: what its promise does is the subject. */
+export const readIn = (tab: { queryClient: QueryClient; sync: McpCacheSync }, uri: string) =>
+  track(tab.queryClient.fetchQuery({ ...tab.sync.resourceQueryOptions(uri), retry: false }));
+
 export interface Tab {
   label: string;
   /** Its id in the group (from its `hello`). */

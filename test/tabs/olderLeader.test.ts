@@ -1,29 +1,11 @@
-/**
- * A follower of this version under a leader of an earlier one (a tab opened before the app was
- * deployed again), rule 14: such a leader counts a request its tab cancelled among the tab's 256
- * places until the work ends, and refuses one too many (`INVALID_OPTIONS`, "too many requests
- * from one tab at once"; it is not run). The follower gives the place up at once all the same,
- * so it may send one request too many: that request is not failed but waits for a place again,
- * counting the cancelled ones the leader still runs until their late replies come, and requests
- * refused so go again in the order made. Fake tabs; the leader is a script that answers as the
- * earlier version did.
- *
- * A leader of this version never refuses so, but any script of the origin can (same-origin is
- * the trust boundary, SECURITY.md): a tool call it makes a follower put back may be running on the
- * leader all the same. Such a call is never run twice (the leader does not run an id it runs
- * already; a handover fails it as one that may have run), its reply is still taken, a cancel
- * reaches the leader, and it is never reported as not run.
- */
-import type { QueryClient } from '@tanstack/query-core';
 import { describe, expect, it, vi } from 'vitest';
-import type { McpCacheSync } from '../../src/core/mcpCacheSync';
 import { MAX_REQUESTS_PER_TAB } from '../../src/tabs/leader';
-import { track } from '../support/deferred';
 import {
   contents,
   GROUP,
   group,
   REQUEST_TIMEOUT_MS,
+  readIn,
   resourceKey,
   silentLeader,
   type Tab,
@@ -34,8 +16,7 @@ withFakeTabs();
 
 const LAST = MAX_REQUESTS_PER_TAB;
 
-const read = (tab: { queryClient: QueryClient; sync: McpCacheSync }, uri: string) =>
-  track(tab.queryClient.fetchQuery({ ...tab.sync.resourceQueryOptions(uri), retry: false }));
+const read = readIn;
 
 /** The earlier leader's refusal of one request too many. */
 const TOO_MANY = {

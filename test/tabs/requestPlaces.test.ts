@@ -1,16 +1,5 @@
-/**
- * A follower's places (rule 14, requests.ts): at most MAX_REQUESTS_PER_TAB of its reads and calls
- * run through the leader at once, the rest wait in order for a place. A request the follower
- * cancels gives its place up at once, here and on the leader (which is told), and a reply that
- * comes late — to a cancelled request, or from a leader that was replaced — is never taken for
- * the request that holds the place now. After a handover, the requests still waiting for a place
- * wait for the new leader afresh. Fake tabs as in roles.test.ts.
- */
-import type { QueryClient } from '@tanstack/query-core';
 import { describe, expect, it, vi } from 'vitest';
-import type { McpCacheSync } from '../../src/core/mcpCacheSync';
 import { MAX_REQUESTS_PER_TAB } from '../../src/tabs/leader';
-import { track } from '../support/deferred';
 import {
   browser,
   contents,
@@ -18,6 +7,7 @@ import {
   group,
   LEADER_LOCK,
   REQUEST_TIMEOUT_MS,
+  readIn,
   resourceKey,
   silentLeader,
   type Tab,
@@ -28,9 +18,7 @@ withFakeTabs();
 
 const LAST = MAX_REQUESTS_PER_TAB;
 
-/** A loader's read of `uri` in `tab`, without retries: what its promise does is the subject. */
-const read = (tab: { queryClient: QueryClient; sync: McpCacheSync }, uri: string) =>
-  track(tab.queryClient.fetchQuery({ ...tab.sync.resourceQueryOptions(uri), retry: false }));
+const read = readIn;
 
 /** `count` reads of doc://0, doc://1, … in `tab`. */
 const reads = (tab: Tab, count: number) =>

@@ -14,6 +14,7 @@ import {
   GROUP,
   group,
   REQUEST_TIMEOUT_MS,
+  readIn,
   resourceKey,
   silentLeader,
   type Tab,
@@ -99,8 +100,7 @@ describe('a leader that does not answer (rule 14)', () => {
   it('a read waiting for a place behind reads the leader says it still runs waits on with them', async () => {
     const { tabs, hub, settle } = await group(2);
     const [a, b] = tabs as [Tab, Tab];
-    const read = (uri: string) =>
-      track(b.queryClient.fetchQuery({ ...b.sync.resourceQueryOptions(uri), retry: false }));
+    const read = (uri: string) => readIn(b, uri);
     const reads = Array.from({ length: MAX_REQUESTS_PER_TAB + 1 }, (_, i) => read(`doc://${i}`));
     await settle();
     // The leader runs as many as one tab may have running; the last waits here for a place.

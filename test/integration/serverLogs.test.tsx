@@ -139,25 +139,33 @@ describe.each(ERA_CASES)('server logs ($kind)', ({ kind, era }) => {
   });
 });
 
+/** An McpCacheSync (no React) on a tamper proxy before a legacy-v2 server, its stream open. */
+async function inboxOnProxy() {
+  const server = await serve('legacy-v2');
+  const proxy = await startTamperProxy(server.url);
+  atEnd(() => proxy.close());
+  const queryClient = new (await import('@tanstack/query-core')).QueryClient();
+  const sync = new McpCacheSync({ queryClient, url: proxy.url });
+  atEnd(() => sync.dispose());
+  const log = serverLog(sync);
+  sync.mount();
+  await eventually(() => expect(proxy.openStreams()).toBe(1));
+  return { proxy, sync, log };
+}
+
+/** A `notifications/message` as the server would send it. */
+const message = (params: object) => ({
+  jsonrpc: '2.0' as const,
+  method: 'notifications/message',
+  params,
+});
+
 describe('server logs: hostile messages (legacy-v2, on the session stream)', () => {
   it('a message with no known level is counted as malformed; huge data is cut', async () => {
-    const server = await serve('legacy-v2');
-    const proxy = await startTamperProxy(server.url);
-    atEnd(() => proxy.close());
-    const queryClient = new (await import('@tanstack/query-core')).QueryClient();
-    const sync = new McpCacheSync({ queryClient, url: proxy.url });
-    atEnd(() => sync.dispose());
-    const log = serverLog(sync);
+    const { proxy, sync, log } = await inboxOnProxy();
     const malformed: string[] = [];
     sync.subscribeEvents((event) => {
       if (event.type === 'malformed') malformed.push(event.reason);
-    });
-    sync.mount();
-    await eventually(() => expect(proxy.openStreams()).toBe(1));
-    const message = (params: object) => ({
-      jsonrpc: '2.0',
-      method: 'notifications/message',
-      params,
     });
     proxy.inject([
       message({ level: 'loud', data: 'x' }),
@@ -174,24 +182,10 @@ describe('server logs: hostile messages (legacy-v2, on the session stream)', () 
 
 describe('server logs: how much is kept', () => {
   it('a larger `max` keeps more only while someone asks for it; once let go the inbox shrinks back', async () => {
-    const server = await serve('legacy-v2');
-    const proxy = await startTamperProxy(server.url);
-    atEnd(() => proxy.close());
-    const queryClient = new (await import('@tanstack/query-core')).QueryClient();
-    const sync = new McpCacheSync({ queryClient, url: proxy.url });
-    atEnd(() => sync.dispose());
-    const log = serverLog(sync);
-    sync.mount();
-    await eventually(() => expect(proxy.openStreams()).toBe(1));
+    const { proxy, log } = await inboxOnProxy();
     const letGo = log.keep(300);
     const small = log.keep(50);
-    proxy.inject(
-      Array.from({ length: 300 }, (_, i) => ({
-        jsonrpc: '2.0' as const,
-        method: 'notifications/message',
-        params: { level: 'info', data: i },
-      })),
-    );
+    proxy.inject(Array.from({ length: 300 }, (_, i) => message({ level: 'info', data: i })));
     await eventually(() => expect(log.store.get().entries).toHaveLength(300));
     // Let go and held again at once (a hook whose `max` changed): nothing is dropped.
     letGo();
@@ -240,13 +234,7 @@ function Pair({ base }: { base: number }) {
 describe('server logs: readers whose `max` changes together', () => {
   it('two hooks whose `max` changes in one render keep everything the larger one shows', async () => {
     const { proxy, rerender } = await onProxy<number>((base) => <Pair base={base} />, 250);
-    proxy.inject(
-      Array.from({ length: 500 }, (_, i) => ({
-        jsonrpc: '2.0' as const,
-        method: 'notifications/message',
-        params: { level: 'info', data: i },
-      })),
-    );
+    proxy.inject(Array.from({ length: 500 }, (_, i) => message({ level: 'info', data: i })));
     const pair = () => screen.getByTestId('pair').textContent;
     await eventually(() => expect(pair()).toBe('250 500 0'));
     // Both effects' cleanups run before either effect: the first new hold must not shrink the
@@ -282,15 +270,10 @@ describe('server logs: a release next to a filtered reader', () => {
       (wide) => <WideAndNarrow wide={wide} />,
       true,
     );
-    const message = (level: string, data: string) => ({
-      jsonrpc: '2.0' as const,
-      method: 'notifications/message',
-      params: { level, data },
-    });
     // One error, then 300 info messages: the error is the 301st newest, kept for the wide log.
     proxy.inject([
-      message('error', 'disk full'),
-      ...Array.from({ length: 300 }, (_, i) => message('info', `i${i}`)),
+      message({ level: 'error', data: 'disk full' }),
+      ...Array.from({ length: 300 }, (_, i) => message({ level: 'info', data: `i${i}` })),
     ]);
     const narrow = () => screen.getByTestId('narrow').textContent;
     await eventually(() => expect(narrow()).toBe('disk full'));

@@ -60,14 +60,37 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     await redis?.stop();
   });
 
-  async function connectClient(extra: ClientExtras = {}, url = redis.url) {
-    const client = createClient({ url, socket: { reconnectStrategy: 20 }, ...extra });
+  /** `socketTimeout`: a short one makes short blocks (half of it), so idle reads come often. */
+  async function connectClient(extra: ClientExtras = {}, url = redis.url, socketTimeout?: number) {
+    const socket = { reconnectStrategy: 20, ...(socketTimeout !== undefined && { socketTimeout }) };
+    const client = createClient({ url, socket, ...extra });
     // node-redis throws from its emitter without an 'error' listener; the outages are on purpose.
     client.on('error', () => {});
     await client.connect();
     cleanups.push(() => client.destroy());
     return client;
   }
+
+  /** A Redis user that may run everything but `command`, removed after the test. */
+  async function userWithout(command: string) {
+    const username = `no-${command}-${randomUUID()}`;
+    await admin.sendCommand([
+      'ACL',
+      'SETUSER',
+      username,
+      'on',
+      '>pw',
+      '~*',
+      '&*',
+      '+@all',
+      `-${command}`,
+    ]);
+    cleanups.push(() => admin.sendCommand(['ACL', 'DELUSER', username]));
+    return { username, password: 'pw' };
+  }
+
+  /** A socket timeout that makes 200 ms blocks: many idle reads in little time. */
+  const SHORT_BLOCKS_MS = 400;
 
   /** One "process": its own client and bus, with everything it hears recorded. */
   async function instance(channel: string, options: Partial<RedisEventBusOptions> = {}) {
@@ -436,10 +459,8 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
 
   it('a bus whose Redis user may not run TIME reads on without errors and still heals after the largest possible id', async () => {
     const channel = newChannel();
-    const user = `no-time-${randomUUID()}`;
-    await admin.sendCommand(['ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-time']);
-    cleanups.push(() => admin.sendCommand(['ACL', 'DELUSER', user]));
-    const limited = () => connectClient({ username: user, password: 'pw' });
+    const user = await userWithout('time');
+    const limited = () => connectClient(user);
     const a = await instance(channel, { redis: await limited() });
     const b = await instance(channel, { redis: await limited() });
     await admin.sendCommand(['XADD', channel, `${MAX_ID}-${MAX_ID}`, 'm', 'junk']);
@@ -454,19 +475,8 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
 
   it('a bus whose Redis user may not run XLEN still finds the stream recreated below a junk id, without errors', async () => {
     const channel = newChannel();
-    const user = `no-xlen-${randomUUID()}`;
-    await admin.sendCommand(['ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-xlen']);
-    cleanups.push(() => admin.sendCommand(['ACL', 'DELUSER', user]));
-    // Short blocks (half the socket timeout): the ten idle reads between two looks pass quickly.
-    const limited = createClient({
-      url: redis.url,
-      username: user,
-      password: 'pw',
-      socket: { reconnectStrategy: 20, socketTimeout: 400 },
-    });
-    limited.on('error', () => {});
-    await limited.connect();
-    cleanups.push(() => limited.destroy());
+    // Short blocks: the ten idle reads between two looks pass quickly.
+    const limited = await connectClient(await userWithout('xlen'), redis.url, SHORT_BLOCKS_MS);
     const b = await instance(channel, { redis: limited });
     const a = await instance(channel);
     await admin.sendCommand(['XADD', channel, `${Date.now() + 86_400_000}-0`, 'm', 'junk']);
@@ -480,15 +490,9 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
 
   it('a quiet reader past the clock does not fetch the junk entry on every idle read, and still finds the stream recreated', async () => {
     const channel = newChannel();
-    // Short blocks (half the socket timeout): many idle reads in little time.
-    const client = createClient({
-      url: redis.url,
-      socket: { reconnectStrategy: 20, socketTimeout: 400 },
+    const b = await instance(channel, {
+      redis: await connectClient({}, redis.url, SHORT_BLOCKS_MS),
     });
-    client.on('error', () => {});
-    await client.connect();
-    cleanups.push(() => client.destroy());
-    const b = await instance(channel, { redis: client });
     // Far ahead, and as large as a writer likes: XINFO STREAM returns it whole (its last entry).
     const junk = `${Date.now() + 86_400_000}-0`;
     await admin.sendCommand(['XADD', channel, junk, 'm', 'x'.repeat(1 << 20)]);
@@ -576,10 +580,7 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
   });
 
   it('the same restore under a Redis user that may not run TIME (the reader judges by its own clock)', async () => {
-    const user = `no-time-restore-${randomUUID()}`;
-    await admin.sendCommand(['ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-time']);
-    cleanups.push(() => admin.sendCommand(['ACL', 'DELUSER', user]));
-    await restoreUnder({ username: user, password: 'pw' });
+    await restoreUnder(await userWithout('time'));
   });
 
   it('events published while Redis is down are queued, reported and written after it returns', async () => {

@@ -259,8 +259,7 @@ function observedFetch(
         void response.body?.cancel();
         // Refused after it was open in this session: not a server without a stream, but one
         // that changed under us (a deploy, another instance): a new session asks afresh.
-        if (stream.openedAt > 0)
-          observer.sessionLost('the SSE stream was refused on resuming', false);
+        if (stream.opened) observer.sessionLost('the SSE stream was refused on resuming', false);
         else observer.stream('unsupported');
         return new Response(null, { status: 405 });
       }

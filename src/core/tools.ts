@@ -1,7 +1,7 @@
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { QueryKey } from '@tanstack/query-core';
 import { invalidDurationsOf } from './durations';
-import { cancelled, McpQueryError } from './errors';
+import { cancelled } from './errors';
 import { internalsOf } from './internals';
 import type { McpKeys } from './keys';
 import { toolsListed } from './lists';
@@ -95,22 +95,4 @@ export function callToolMutationOptions(sync: { keys: McpKeys }): {
     mutationKey: sync.keys.callTool(),
     mutationFn: (variables) => callTool(sync, variables),
   };
-}
-
-/**
- * A call's `retry` for TanStack (`retry`: a count, `true`, or a function; the hook's, else the
- * QueryClient's), never for a cancelled call, which would run the tool again on the server, nor
- * for one whose own options cannot work (rule 8): `useCallTool` and `useCallServerTool`.
- */
-export function callRetry(
-  retry: boolean | number | ((count: number, error: Error) => boolean) | undefined,
-): (count: number, error: Error) => boolean {
-  return (count, error) =>
-    !(
-      error instanceof McpQueryError &&
-      (error.code === 'CANCELLED' || error.code === 'INVALID_OPTIONS')
-    ) &&
-    (typeof retry === 'function'
-      ? retry(count, error)
-      : retry === true || count < Number(retry ?? 0));
 }

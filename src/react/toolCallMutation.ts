@@ -8,7 +8,7 @@ import {
 } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { McpQueryError } from '../core/errors';
-import { type CallToolVariables, callRetry } from '../core/tools';
+import type { CallToolVariables } from '../core/tools';
 
 type Options = UseMutationOptions<CallToolResult, Error, CallToolVariables>;
 
@@ -28,6 +28,19 @@ export type ToolCallMutation = UseMutationResult<CallToolResult, Error, CallTool
 
 const isCancelled = (error: unknown) =>
   error instanceof McpQueryError && error.code === 'CANCELLED';
+
+/**
+ * The hook's `retry` (a count, `true`, or a function), never for a cancelled call, which would
+ * run the tool again on the server, nor for one whose own options cannot work (rule 8).
+ */
+function callRetry(retry: Options['retry']): (count: number, error: Error) => boolean {
+  return (count, error) =>
+    !isCancelled(error) &&
+    !(error instanceof McpQueryError && error.code === 'INVALID_OPTIONS') &&
+    (typeof retry === 'function'
+      ? retry(count, error)
+      : retry === true || count < Number(retry ?? 0));
+}
 
 /**
  * A tool call as a TanStack mutation (`useCallTool`, `useCallServerTool`): `call` runs it with

@@ -47,7 +47,7 @@ export interface RedisEventBusStats {
   failedPublishes: number;
   /** Events that had to wait because Redis could not take them when published. */
   deferred: number;
-  /** Events waiting to be written right now. */
+  /** Events not confirmed written yet: waiting, or sent and not answered (a retry too). */
   queued: number;
   /** Waiting duplicates merged into one (an invalidation said twice says no more). */
   coalesced: number;

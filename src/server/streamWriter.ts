@@ -77,8 +77,9 @@ export class StreamWriter {
     redis.on('ready', this.#onReady);
   }
 
+  /** Events not confirmed written yet: waiting, or sent (a retry too) and not answered. */
   get queued(): number {
-    return this.#outbox.size;
+    return this.#outbox.size + this.#inFlight.size;
   }
 
   write(payload: string): void {
@@ -149,11 +150,14 @@ export class StreamWriter {
       .sendCommand(['XADD', key, 'MAXLEN', '~', String(retain), '*', 'm', payload])
       .then(
         () => {
+          this.#inFlight.delete(write);
           this.counts.sent += 1;
           this.#retryAttempt = 0;
           if (this.#outbox.size === 0) this.#outage = false;
         },
         (error: unknown) => {
+          // Out of flight before it waits again: counted once in `queued`, never twice.
+          this.#inFlight.delete(write);
           if (this.#done) return;
           // Possibly written anyway (only the reply was lost): a duplicate invalidation is
           // harmless, a lost one is not.

@@ -21,7 +21,11 @@ export interface ServerLogEntry {
 export interface ServerLogSnapshot {
   entries: readonly ServerLogEntry[];
   dropped: number;
+  /** `dropped` by level: a reader showing some levels counts only theirs. */
+  droppedByLevel: Readonly<Partial<Record<LoggingLevel, number>>>;
 }
+
+const empty = (): ServerLogSnapshot => ({ entries: [], dropped: 0, droppedByLevel: {} });
 
 /** How many entries an inbox keeps unless a `useServerLog({ max })` asks for more. */
 export const DEFAULT_LOG_MAX = 200;
@@ -39,7 +43,7 @@ export const logMax = (max: number): number =>
  * verbose one is what the server is told.
  */
 export class ServerLog {
-  readonly store = new Store<ServerLogSnapshot>({ entries: [], dropped: 0 });
+  readonly store = new Store<ServerLogSnapshot>(empty());
   readonly #upstream: SyncInternals['upstream'];
   readonly #levels = new Map<object, LoggingLevel | undefined>();
   /** Each hold's `max` and the least severity it shows. */
@@ -82,25 +86,12 @@ export class ServerLog {
     };
   }
 
-  /**
-   * Back to the largest `max` held, but never under an entry a hold shows: a reader with a level
-   * shows its `max` newest entries from that level, which may lie further back.
-   */
+  /** Back to the largest `max` held (the entries filtered holds show stay, see `#keep`). */
   #shrink(): void {
     this.#shrinking = false;
-    const { entries } = this.store.get();
-    let max = DEFAULT_LOG_MAX;
-    for (const hold of this.#holds.values()) {
-      max = Math.max(max, hold.max);
-      let shown = 0;
-      for (let i = 0; i < entries.length && shown < hold.max; i += 1) {
-        if (severity((entries[i] as ServerLogEntry).level) < hold.floor) continue;
-        shown += 1;
-        max = Math.max(max, i + 1);
-      }
-    }
-    this.#max = max;
-    this.#keep([...entries]);
+    this.#max = DEFAULT_LOG_MAX;
+    for (const hold of this.#holds.values()) this.#max = Math.max(this.#max, hold.max);
+    this.#keep([...this.store.get().entries]);
   }
 
   /**
@@ -118,16 +109,33 @@ export class ServerLog {
   }
 
   clear(): void {
-    this.store.set({ entries: [], dropped: 0 });
+    this.store.set(empty());
   }
 
+  /**
+   * The `#max` newest entries, and beyond them what a hold with a level shows: its `max` newest
+   * entries from that level, however many of other levels came after.
+   */
   #keep(entries: ServerLogEntry[]): void {
-    const over = Math.max(0, entries.length - this.#max);
-    if (over === 0 && entries.length === this.store.get().entries.length) return;
-    this.store.set({
-      entries: over > 0 ? entries.slice(0, this.#max) : entries,
-      dropped: this.store.get().dropped + over,
+    const previous = this.store.get();
+    if (entries.length <= this.#max) {
+      if (entries.length !== previous.entries.length) this.store.set({ ...previous, entries });
+      return;
+    }
+    const filtered = [...this.#holds.values()].filter((hold) => hold.floor > 0);
+    const seen = filtered.map(() => 0);
+    const droppedByLevel = { ...previous.droppedByLevel };
+    const kept = entries.filter((entry, i) => {
+      const level = severity(entry.level);
+      let shown = i < this.#max;
+      filtered.forEach((hold, k) => {
+        if (level >= hold.floor && (seen[k] as number)++ < hold.max) shown = true;
+      });
+      if (!shown) droppedByLevel[entry.level] = (droppedByLevel[entry.level] ?? 0) + 1;
+      return shown;
     });
+    const dropped = previous.dropped + entries.length - kept.length;
+    this.store.set({ entries: kept, dropped, droppedByLevel });
   }
 
   #tell(): void {

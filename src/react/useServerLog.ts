@@ -23,7 +23,7 @@ export interface UseServerLogOptions {
 export interface UseServerLogResult {
   /** Newest first. */
   entries: readonly ServerLogEntry[];
-  /** Messages that fell off the end (of this hook's `max`, or of the inbox's). */
+  /** Messages of the levels shown that fell off the end (of this hook's `max`, or of the inbox's). */
   dropped: number;
   /** Whether the server declared `logging` (undefined until connected). */
   supported: boolean | undefined;
@@ -44,14 +44,18 @@ export function useServerLog(options: UseServerLogOptions = {}): UseServerLogRes
   useEffect(() => log.ask(level), [log, level]);
   const { capabilities } = useMcp(scope);
   const snapshot = useSyncExternalStore(log.store.subscribe, log.store.get, log.store.get);
-  const shown = useMemo(() => {
+  const { shown, gone } = useMemo(() => {
     const floor = level === undefined ? 0 : severity(level);
-    return snapshot.entries.filter((entry) => severity(entry.level) >= floor);
+    let gone = 0;
+    for (const [name, count] of Object.entries(snapshot.droppedByLevel)) {
+      if (severity(name) >= floor) gone += count;
+    }
+    return { shown: snapshot.entries.filter((entry) => severity(entry.level) >= floor), gone };
   }, [snapshot, level]);
   const entries = useMemo(() => shown.slice(0, max), [shown, max]);
   return {
     entries,
-    dropped: snapshot.dropped + shown.length - entries.length,
+    dropped: gone + shown.length - entries.length,
     supported: capabilities && capabilities.logging !== undefined,
     clear: () => log.clear(),
   };

@@ -66,10 +66,37 @@ describe('ServerLog: what a reader may ask it to keep (rule 8)', () => {
     // The two newest errors (what `max: 2, level: 'error'` shows) are both still there.
     const errors = log.store.get().entries.filter((entry) => entry.level === 'error');
     expect(errors.map((entry) => entry.data)).toEqual(['new', 'older than 300']);
-    expect(size()).toBe(302);
-    expect(log.store.get().dropped).toBe(1);
+    // The default's 200 newest and the older error shown: the rest goes, counted by level.
+    expect(size()).toBe(DEFAULT_LOG_MAX + 1);
+    expect(log.store.get()).toMatchObject({
+      dropped: 102,
+      droppedByLevel: { info: 101, error: 1 },
+    });
     narrow();
     await Promise.resolve();
     expect(size()).toBe(DEFAULT_LOG_MAX);
+  });
+
+  it('entries of other levels never push out what a filtered hold shows; the dropped are counted per level', () => {
+    const { log, size } = inbox();
+    const narrow = log.keep(2, 'error');
+    const message = (level: string, data: unknown) =>
+      log.apply({ type: 'log', at: 0, level, data } as unknown as McpEvent);
+    message('error', 'kept');
+    for (let i = 0; i < 300; i += 1) message('info', i);
+    // The default's 200 newest, and the one error the hold shows beyond them.
+    expect(size()).toBe(DEFAULT_LOG_MAX + 1);
+    expect(log.store.get().entries.at(-1)?.data).toBe('kept');
+    expect(log.store.get()).toMatchObject({ dropped: 100, droppedByLevel: { info: 100 } });
+    for (let i = 0; i < 3; i += 1) message('error', `e${i}`);
+    // The hold shows the two newest errors; the oldest, past the default's 200 and shown by
+    // no hold any more, goes, counted as an error dropped.
+    const errors = log.store.get().entries.filter((entry) => entry.level === 'error');
+    expect(errors.map((entry) => entry.data)).toEqual(['e2', 'e1', 'e0']);
+    expect(log.store.get()).toMatchObject({
+      dropped: 104,
+      droppedByLevel: { info: 103, error: 1 },
+    });
+    narrow();
   });
 });

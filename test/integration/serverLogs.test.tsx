@@ -261,7 +261,11 @@ function WideLog() {
 
 function NarrowLog() {
   const log = useServerLog({ level: 'error', max: 50 });
-  return <div data-testid="narrow">{log.entries.map((entry) => String(entry.data)).join(' ')}</div>;
+  return (
+    <div data-testid="narrow" data-dropped={log.dropped}>
+      {log.entries.map((entry) => String(entry.data)).join(' ')}
+    </div>
+  );
 }
 
 describe('server logs: a release next to a filtered reader', () => {
@@ -283,6 +287,25 @@ describe('server logs: a release next to a filtered reader', () => {
       await Promise.resolve();
     });
     expect(narrow()).toBe('disk full');
+  });
+});
+
+describe('server logs: a filtered reader among messages of other levels', () => {
+  it('keeps the entries it shows however many messages of other levels come after, and counts only its own levels as dropped', async () => {
+    const { proxy } = await onProxy<boolean>((wide) => <WideAndNarrow wide={wide} />, false);
+    // One error, then more info messages than the inbox keeps by default (200).
+    proxy.inject([
+      message({ level: 'error', data: 'disk full' }),
+      ...Array.from({ length: 300 }, (_, i) => message({ level: 'info', data: `i${i}` })),
+    ]);
+    const narrow = () => screen.getByTestId('narrow');
+    await eventually(() => expect(narrow().textContent).toBe('disk full'));
+    expect(narrow().dataset.dropped).toBe('0');
+    // 60 errors more: the 50 newest show, the other 11 errors are this reader's dropped ones.
+    proxy.inject(Array.from({ length: 60 }, (_, i) => message({ level: 'error', data: `e${i}` })));
+    await eventually(() => expect(narrow().textContent?.split(' ')[0]).toBe('e59'));
+    expect(narrow().textContent?.split(' ')).toHaveLength(50);
+    expect(narrow().dataset.dropped).toBe('11');
   });
 });
 

@@ -40,10 +40,18 @@ import { Tracker } from '../lib/tracker';
 type Contender = 'ours' | 'plain' | 'floor';
 type Cadence = 'closed loop' | 'fixed' | 'load more';
 
-const CADENCES: Cadence[] = ['closed loop', 'fixed', 'load more'];
+/** For a profile of one contender or cadence: BENCH_CONTENDERS=ours BENCH_CADENCES=closed loop. */
+const only = (name: string) => process.env[name]?.split(',').filter(Boolean);
+const onlyContenders = only('BENCH_CONTENDERS');
+
+const CADENCES = (['closed loop', 'fixed', 'load more'] as Cadence[]).filter(
+  (cadence) => only('BENCH_CADENCES')?.includes(cadence) ?? true,
+);
 
 function contendersOf(cadence: Cadence): Contender[] {
-  return cadence === 'closed loop' ? ['ours', 'plain', 'floor'] : ['ours', 'plain'];
+  const all: Contender[] =
+    cadence === 'closed loop' ? ['ours', 'plain', 'floor'] : ['ours', 'plain'];
+  return all.filter((contender) => onlyContenders?.includes(contender) ?? true);
 }
 
 /** Waves of the discarded run each contender makes before the measured ones. */
@@ -365,6 +373,8 @@ it('scroll: a virtualised list mounting thousands of distinct URIs in waves', as
         }
       }
     }
+    // A profile's run of some contenders only: no ratios to make.
+    if (onlyContenders) continue;
     const summaries: Record<string, Record<string, ScrollSummary>> = {};
     for (const cadence of CADENCES) {
       summaries[cadence] = Object.fromEntries(

@@ -2,6 +2,7 @@ import type { KeyValueStorage } from '../auth/storage';
 import { systemClock } from '../core/clock';
 import type { ChannelLike } from '../tabs/protocol';
 import { checkServer, MAX_SERVERS, type McpServerConfig } from './config';
+import { mergeLists } from './listMerge';
 
 export interface ConfigStoreOptions {
   /** Where the list is kept; `null`: in this page's memory only. Default `localStorage`. */
@@ -17,7 +18,11 @@ interface Stored {
   /** Which tab wrote it: two changes of the same `rev` are ordered by it, in every tab alike. */
   writer: string;
   servers: McpServerConfig[];
+  /** The writers of the revs before it, newest first (at most CHAIN): which changes it holds. */
+  chain: string[];
 }
+
+const CHAIN = 16;
 
 const CHANGED = 'mcp-react-query:servers-changed';
 
@@ -45,16 +50,25 @@ const localStorageOf = (): KeyValueStorage | undefined => {
  * dropped, never connected to.
  */
 export function checkStored(value: unknown): Stored {
-  const raw = value as { rev?: unknown; writer?: unknown; servers?: unknown } | null | undefined;
+  const raw = value as
+    | { rev?: unknown; writer?: unknown; servers?: unknown; chain?: unknown }
+    | null
+    | undefined;
   const rev = typeof raw?.rev === 'number' && Number.isSafeInteger(raw.rev) ? raw.rev : 0;
   const writer = typeof raw?.writer === 'string' ? raw.writer.slice(0, 64) : '';
+  const chain: string[] = [];
+  for (const one of Array.isArray(raw?.chain) ? raw.chain.slice(0, CHAIN) : []) {
+    // A hole ends it: what lies past it is unknown.
+    if (typeof one !== 'string') break;
+    chain.push(one.slice(0, 64));
+  }
   const servers: McpServerConfig[] = [];
   for (const entry of Array.isArray(raw?.servers) ? raw.servers : []) {
     if (servers.length >= MAX_SERVERS) break;
     const checked = checkServer(entry, servers, false);
     if (checked.ok) servers.push(checked.server);
   }
-  return { rev, writer, servers };
+  return { rev, writer, servers, chain };
 }
 
 /** The stored text, checked (`checkStored`); anything unreadable is an empty list. */
@@ -85,6 +99,10 @@ export class ConfigStore {
   /** Stops hearing the window's `storage` events (while started). */
   #unlisten: (() => void) | undefined;
   #state: Stored;
+  /** The rev of this tab's last change, until a list from another tab shows it was seen. */
+  #mine: number | undefined;
+  /** The list this tab's unseen changes were made on. */
+  #base: readonly McpServerConfig[] = [];
   /** The stored text last read or written: the same text again is nothing new. */
   #text: string | null | undefined;
   readonly #listeners = new Set<() => void>();
@@ -99,7 +117,7 @@ export class ConfigStore {
           (typeof BroadcastChannel === 'function'
             ? (name) => new BroadcastChannel(name) as unknown as ChannelLike
             : undefined));
-    this.#state = this.#read() ?? { rev: 0, writer: '', servers: [] };
+    this.#state = this.#read() ?? { rev: 0, writer: '', servers: [], chain: [] };
   }
 
   get servers(): readonly McpServerConfig[] {
@@ -166,11 +184,20 @@ export class ConfigStore {
     this.reload();
     const servers = edit(this.#state.servers);
     if (!servers) return;
+    // What this tab's changes not yet seen in another tab's list were made on.
+    if (this.#mine === undefined) this.#base = this.#state.servers;
+    this.#write(servers);
+  }
+
+  /** Keep and announce `servers` as this tab's change after the list it holds. */
+  #write(servers: McpServerConfig[]): void {
+    const { rev: last, writer, chain } = this.#state;
     // A rev past the safe integers reads as 0 in every tab (checkStored), and the tabs holding the
     // last one would write theirs back over it, and it over theirs, for ever: there, the writer
     // decides which change is newer.
-    const rev = Math.min(this.#state.rev + 1, Number.MAX_SAFE_INTEGER);
-    this.#state = { rev, writer: this.#writer, servers };
+    const rev = Math.min(last + 1, Number.MAX_SAFE_INTEGER);
+    this.#state = { rev, writer: this.#writer, servers, chain: [writer, ...chain].slice(0, CHAIN) };
+    this.#mine = rev;
     try {
       this.#text = JSON.stringify(this.#state);
       this.#storage?.setItem(this.#key, this.#text);
@@ -225,7 +252,18 @@ export class ConfigStore {
     const now = this.#state;
     if (!next || !newer(next, now)) return;
     this.#state = next;
-    if (JSON.stringify(next.servers) === JSON.stringify(now.servers)) return;
+    const mine = this.#mine;
+    this.#mine = undefined;
+    // A list written without knowing of this tab's last change (both changed it at once): the
+    // change goes again on it, before anything here acts on a list without it.
+    if (mine !== undefined && !holds(next, mine, this.#writer)) {
+      const merged = mergeLists(this.#base, now.servers, next.servers);
+      if (JSON.stringify(merged) !== JSON.stringify(next.servers)) {
+        this.#base = next.servers;
+        this.#write(merged);
+      }
+    }
+    if (JSON.stringify(this.#state.servers) === JSON.stringify(now.servers)) return;
     for (const listener of [...this.#listeners]) listener();
   }
 
@@ -241,6 +279,17 @@ export class ConfigStore {
       return undefined;
     }
   }
+}
+
+/**
+ * Whether `list` was written knowing of the change `writer` made at `rev`: it is that change, or
+ * one made after it. Past what its chain tells, it is taken to (nothing is put back that
+ * another tab may have removed on purpose).
+ */
+function holds(list: Stored, rev: number, writer: string): boolean {
+  if (list.rev <= rev) return list.rev === rev && list.writer === writer;
+  const at = list.chain[list.rev - rev - 1];
+  return at === undefined || at === writer;
 }
 
 /** Whether `a` is a later list than `b`: a higher `rev`, or the same from a greater `writer`. */

@@ -9,41 +9,15 @@
  * headlessly (test/support/serverSignIn.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KeyValueStorage, memoryStorage } from '../../src/auth';
+import { memoryStorage } from '../../src/auth';
+import { crossing } from '../support/crossing';
 import { authServer, closeAll, serverOf } from '../support/manager';
 import { entry, serverIn, sharedTokensTab, signInOf, userBrowser } from '../support/serverSignIn';
 import { eventually } from '../support/wait';
 
 afterEach(closeAll);
 
-const LIST = 'mcp-react-query:servers';
 const SIGNED_IN = { status: 'ready', signIn: 'signed-in' };
-
-/**
- * A tab's view of the shared storage in which its writes of the list land only on `flush()`, as
- * another process's localStorage shows them later; from then on, at once.
- */
-function crossing(shared: KeyValueStorage) {
-  let pending: string | undefined;
-  let held = true;
-  const storage: KeyValueStorage = {
-    getItem: (key) => (key === LIST && pending !== undefined ? pending : shared.getItem(key)),
-    setItem: (key, value) => {
-      if (key === LIST && held) pending = value;
-      else shared.setItem(key, value);
-    },
-    removeItem: (key) => shared.removeItem(key),
-  };
-  return {
-    storage,
-    writer: () => JSON.parse(pending ?? '{}').writer as string,
-    flush() {
-      if (pending !== undefined) shared.setItem(LIST, pending);
-      pending = undefined;
-      held = false;
-    },
-  };
-}
 
 describe('two tabs add the same server at once', () => {
   it('a tab opened after they settled reads the settled add: the sign-in made on it stays, there and in the tab that made it', async () => {

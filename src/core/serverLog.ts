@@ -125,13 +125,17 @@ export class ServerLog {
     const filtered = [...this.#holds.values()].filter((hold) => hold.floor > 0);
     const seen = filtered.map(() => 0);
     const droppedByLevel = { ...previous.droppedByLevel };
+    let count = 0;
     const kept = entries.filter((entry, i) => {
       const level = severity(entry.level);
       let shown = i < this.#max;
       filtered.forEach((hold, k) => {
         if (level >= hold.floor && (seen[k] as number)++ < hold.max) shown = true;
       });
-      if (!shown) droppedByLevel[entry.level] = (droppedByLevel[entry.level] ?? 0) + 1;
+      // Never past MAX_LOG_KEPT in all, however many filtered holds keep entries further back.
+      shown &&= count < MAX_LOG_KEPT;
+      if (shown) count += 1;
+      else droppedByLevel[entry.level] = (droppedByLevel[entry.level] ?? 0) + 1;
       return shown;
     });
     const dropped = previous.dropped + entries.length - kept.length;

@@ -24,6 +24,18 @@ describe('ServerLog: what a reader may ask it to keep (rule 8)', () => {
     expect(log.store.get().dropped).toBe(50);
   });
 
+  it('a filtered hold beside an unfiltered one never takes the inbox past MAX_LOG_KEPT', () => {
+    const { log, size } = inbox();
+    log.keep(Number.POSITIVE_INFINITY);
+    log.keep(Number.POSITIVE_INFINITY, 'error');
+    const message = (level: string) =>
+      log.apply({ type: 'log', at: 0, level, data: level } as unknown as McpEvent);
+    for (let i = 0; i < 100; i += 1) message('error');
+    for (let i = 0; i < MAX_LOG_KEPT; i += 1) message('info');
+    expect(size()).toBe(MAX_LOG_KEPT);
+    expect(log.store.get().droppedByLevel).toEqual({ error: 100 });
+  });
+
   it.each([
     ['NaN', Number.NaN],
     ['a negative max', -5],

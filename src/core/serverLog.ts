@@ -123,21 +123,9 @@ export class ServerLog {
       return;
     }
     const filtered = [...this.#holds.values()].filter((hold) => hold.floor > 0);
-    const seen = filtered.map(() => 0);
+    const { kept, gone } = keepShown(entries, this.#max, filtered);
     const droppedByLevel = { ...previous.droppedByLevel };
-    let count = 0;
-    const kept = entries.filter((entry, i) => {
-      const level = severity(entry.level);
-      let shown = i < this.#max;
-      filtered.forEach((hold, k) => {
-        if (level >= hold.floor && (seen[k] as number)++ < hold.max) shown = true;
-      });
-      // Never past MAX_LOG_KEPT in all, however many filtered holds keep entries further back.
-      shown &&= count < MAX_LOG_KEPT;
-      if (shown) count += 1;
-      else droppedByLevel[entry.level] = (droppedByLevel[entry.level] ?? 0) + 1;
-      return shown;
-    });
+    for (const { level } of gone) droppedByLevel[level] = (droppedByLevel[level] ?? 0) + 1;
     const dropped = previous.dropped + entries.length - kept.length;
     this.store.set({ entries: kept, dropped, droppedByLevel });
   }
@@ -145,6 +133,30 @@ export class ServerLog {
   #tell(): void {
     this.#upstream.setLogLevel(mostVerbose(this.#levels.values()));
   }
+}
+
+/**
+ * The `max` newest `entries`, and beyond them the `max` newest from its level of each `filtered`
+ * hold; never more than MAX_LOG_KEPT in all. `gone`: the others.
+ */
+function keepShown(
+  entries: readonly ServerLogEntry[],
+  max: number,
+  filtered: readonly { max: number; floor: number }[],
+): { kept: ServerLogEntry[]; gone: ServerLogEntry[] } {
+  if (filtered.length === 0) return { kept: entries.slice(0, max), gone: entries.slice(max) };
+  const seen = filtered.map(() => 0);
+  const kept: ServerLogEntry[] = [];
+  const gone: ServerLogEntry[] = [];
+  entries.forEach((entry, i) => {
+    const level = severity(entry.level);
+    let shown = i < max;
+    filtered.forEach((hold, k) => {
+      if (level >= hold.floor && (seen[k] as number)++ < hold.max) shown = true;
+    });
+    (shown && kept.length < MAX_LOG_KEPT ? kept : gone).push(entry);
+  });
+  return { kept, gone };
 }
 
 /** The most characters of a log message's data kept (as JSON). */

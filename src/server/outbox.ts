@@ -33,6 +33,26 @@ export class Outbox {
     return result;
   }
 
+  /** The oldest waiting event, taken out. */
+  shift(): string | undefined {
+    const oldest = this.#payloads.values().next().value;
+    if (oldest !== undefined) this.#payloads.delete(oldest);
+    return oldest;
+  }
+
+  /**
+   * An event taken out with `shift()` back in front. A copy published meanwhile stands for it;
+   * with the outbox full it is the oldest, so it is the one dropped.
+   */
+  unshift(payload: string): OutboxResult {
+    if (this.#payloads.has(payload)) return 'coalesced';
+    if (this.#payloads.size >= this.#limit) return 'overflow';
+    const rest = [...this.#payloads];
+    this.#payloads.clear();
+    for (const one of [payload, ...rest]) this.#payloads.add(one);
+    return 'queued';
+  }
+
   /** Everything waiting, in order; the outbox is empty afterwards. */
   drain(): string[] {
     const all = [...this.#payloads];

@@ -68,6 +68,8 @@ export class StreamWriter {
   #onStall: (() => void) | undefined;
   /** `close()` has counted what was never written: later answers change nothing. */
   #done = false;
+  /** A retry's one write is in flight: the rest waits for its answer. */
+  #probing = false;
 
   constructor(redis: RedisEventBusClient, options: StreamWriterOptions, reporter: Reporter) {
     this.#redis = redis;
@@ -99,6 +101,7 @@ export class StreamWriter {
     this.#closed = true;
     this.#redis.off('ready', this.#onReady);
     this.#cancelRetry();
+    this.#probing = false;
     this.#flush();
     if (!this.#stalled && this.#inFlight.size > 0) {
       await new Promise<void>((resolve) => {
@@ -118,8 +121,8 @@ export class StreamWriter {
     this.#flush();
   };
 
-  #enqueue(payload: string): void {
-    const result = this.#outbox.add(payload);
+  #enqueue(payload: string, inFront = false): void {
+    const result = inFront ? this.#outbox.unshift(payload) : this.#outbox.add(payload);
     if (result === 'coalesced') this.counts.coalesced += 1;
     if (result === 'overflow') {
       this.counts.dropped += 1;
@@ -139,12 +142,25 @@ export class StreamWriter {
    * refusing writes.
    */
   #flush(): void {
-    if (this.#retryTimer !== undefined || this.#stalled) return;
+    if (this.#retryTimer !== undefined || this.#stalled || this.#probing) return;
     if (this.#outbox.size === 0 || !this.#redis.isReady) return;
     for (const payload of this.#outbox.drain()) this.#send(payload);
   }
 
-  #send(payload: string): void {
+  /**
+   * A retry while Redis refuses writes: the oldest waiting event alone. Once it is written the
+   * rest follows; refused, it waits in front again. A Redis out of memory, say, is asked one
+   * write per retry, not the whole queue.
+   */
+  #retry(): void {
+    if (this.#stalled || this.#probing || !this.#redis.isReady) return;
+    const payload = this.#outbox.shift();
+    if (payload === undefined) return;
+    this.#probing = true;
+    this.#send(payload, true);
+  }
+
+  #send(payload: string, probe = false): void {
     const { key, retain } = this.#options;
     const write = this.#redis
       .sendCommand(['XADD', key, 'MAXLEN', '~', String(retain), '*', 'm', payload])
@@ -154,10 +170,14 @@ export class StreamWriter {
           this.counts.sent += 1;
           this.#retryAttempt = 0;
           if (this.#outbox.size === 0) this.#outage = false;
+          if (!probe || !this.#probing) return;
+          this.#probing = false;
+          this.#flush();
         },
         (error: unknown) => {
           // Out of flight before it waits again: counted once in `queued`, never twice.
           this.#inFlight.delete(write);
+          if (probe) this.#probing = false;
           if (this.#done) return;
           // Possibly written anyway (only the reply was lost): a duplicate invalidation is
           // harmless, a lost one is not.
@@ -168,7 +188,7 @@ export class StreamWriter {
             `Redis refused or lost a write${why}; events are queued and retried`,
             error,
           );
-          this.#enqueue(payload);
+          this.#enqueue(payload, probe);
           if (!this.#closed) this.#scheduleRetry();
         },
       );
@@ -217,7 +237,7 @@ export class StreamWriter {
     const delay = backoffDelay(this.#retryAttempt++, this.#options.backoff);
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
-      this.#flush();
+      this.#retry();
     }, delay);
     // A forgotten bus must not keep a process alive on its own account.
     (this.#retryTimer as { unref?: () => void }).unref?.();

@@ -11,7 +11,7 @@ import {
   type RedisScripts,
   type RespVersions,
 } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createRedisEventBus,
   type RedisEventBus,
@@ -438,6 +438,33 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     await eventually(() => expect(b.uris()).toEqual(['x://1']), { timeout: 10_000 });
     expect(b.bus.stats()).toMatchObject({ received: 1, gaps: 0, reconnects: 0 });
     expect(b.codes()).toEqual(['malformed']);
+  });
+
+  it('while Redis refuses writes, each retry tries one waiting event, not all of them; once one is written the rest follow, in publish order', async () => {
+    const channel = newChannel();
+    // Every retry waits the whole backoff (no jitter): one retry between two looks.
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    cleanups.push(() => vi.restoreAllMocks());
+    const a = await instance(channel, { reconnect: { initialDelayMs: 150, maxDelayMs: 150 } });
+    const b = await instance(channel);
+    await admin.sendCommand(['XADD', channel, `${MAX_ID}-${MAX_ID}`, 'm', 'junk']);
+    await eventually(() => expect([a, b].map((x) => x.bus.stats().malformed)).toEqual([1, 1]));
+
+    const sent = Array.from({ length: 5 }, (_, i) => `x://${i}`);
+    for (const uri of sent) a.bus.publish(updated(uri));
+    // Nothing had failed yet: all five went out at once, and came back refused.
+    await eventually(() => expect(a.bus.stats().failedPublishes).toBe(5));
+    // The first retry: one more refusal, not five.
+    const first = await eventually(() => {
+      const failed = a.bus.stats().failedPublishes;
+      return failed > 5 && failed;
+    });
+    expect(first).toBe(6);
+    expect(a.bus.stats()).toMatchObject({ sent: 0, queued: 5 });
+
+    await admin.sendCommand(['DEL', channel]);
+    await eventually(() => expect(b.uris()).toEqual(sent), { timeout: 10_000 });
+    expect(a.bus.stats()).toMatchObject({ sent: 5, queued: 0 });
   });
 
   it("a stream recreated below a junk id only seconds ahead of the clock is read from its start: Redis' clock decides, not a margin", async () => {

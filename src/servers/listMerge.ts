@@ -1,30 +1,84 @@
-import { MAX_SERVERS, type McpServerConfig } from './config';
+import { MAX_SERVERS, type McpServerConfig, sameSignIn } from './config';
+
+/**
+ * A server's configuration as text, its fields in one order: the same configuration reads the
+ * same whether it was checked from a storage or made here (`withOAuth` adds `auth` last).
+ */
+const textOf = (server: McpServerConfig | undefined): string | undefined =>
+  server &&
+  JSON.stringify([
+    server.id,
+    server.name,
+    server.url,
+    server.headers ?? null,
+    server.auth ?? null,
+    server.nonce ?? null,
+  ]);
+
+/** Whether two lists hold the same servers in the same order. */
+export const sameServers = (a: readonly McpServerConfig[], b: readonly McpServerConfig[]) =>
+  a.length === b.length && a.every((server, i) => textOf(server) === textOf(b[i]));
+
+/**
+ * Whether `version` ended `base`'s add of the server: removed it, or put another add in its place
+ * (another URL or nonce). That tab forgot its sign-in, closed it and dropped its cache already.
+ */
+const ended = (base: McpServerConfig, version: McpServerConfig | undefined) =>
+  version === undefined || !sameSignIn(base, version);
+
+/**
+ * One server (by id) of the merged list: the side that changed it from `base`; where both did, the
+ * side that ended that add (a removal is never undone by a rename or a sign-in learnt elsewhere,
+ * whose tokens the removing tab revoked), and otherwise `theirs`.
+ */
+function pick(
+  base: McpServerConfig | undefined,
+  ours: McpServerConfig | undefined,
+  theirs: McpServerConfig | undefined,
+): McpServerConfig | undefined {
+  const was = textOf(base);
+  if (textOf(ours) === was) return theirs;
+  if (textOf(theirs) === was) return ours;
+  return base && ended(base, ours) && !ended(base, theirs) ? ours : theirs;
+}
+
+/** What no two servers of a list share (as `checkServer` refuses it). */
+const keysOf = (server: McpServerConfig) => [
+  `id ${server.id}`,
+  `url ${server.url}`,
+  `name ${server.name.toLowerCase()}`,
+];
 
 /**
  * This tab's change (`base` → `ours`) put on a list another tab wrote without knowing of it
- * (`theirs`), server by server: what only this tab changed (added, altered, removed) is taken
- * from `ours`; what both changed, or only the other, stays as in `theirs`, so every tab settles
- * on the same list whichever merges. Order: `theirs`, then this tab's additions.
+ * (`theirs`), server by server (`pick`), so every tab settles on the same list whichever merges.
+ * Order: `theirs`, then this tab's additions. A server of `ours` that would share an id, URL or
+ * name with another gives way to `theirs`' (which holds no such pair): the list is one every tab
+ * reads whole (`checkStored` drops the later of two). At most MAX_SERVERS.
  */
 export function mergeLists(
   base: readonly McpServerConfig[],
   ours: readonly McpServerConfig[],
   theirs: readonly McpServerConfig[],
 ): McpServerConfig[] {
-  const text = (server: McpServerConfig) => JSON.stringify(server);
-  const before = new Map(base.map((server) => [server.id, text(server)]));
-  const mine = new Map(ours.map((server) => [server.id, server]));
-  const merged: McpServerConfig[] = [];
-  for (const server of theirs) {
-    const was = before.get(server.id);
-    const now = mine.get(server.id);
-    const onlyOursChanged = was === text(server) && (now === undefined || text(now) !== was);
-    if (!onlyOursChanged) merged.push(server);
-    else if (now) merged.push(now);
+  const byId = (list: readonly McpServerConfig[]) => new Map(list.map((s) => [s.id, s]));
+  const [was, mine, other] = [byId(base), byId(ours), byId(theirs)];
+  const ids = [...other.keys(), ...[...mine.keys()].filter((id) => !other.has(id))];
+  const slots = ids.map((id) => {
+    const fallback = other.get(id);
+    return { fallback, chosen: pick(was.get(id), mine.get(id), fallback) };
+  });
+  for (;;) {
+    const counts = new Map<string, number>();
+    for (const { chosen } of slots) {
+      for (const key of chosen ? keysOf(chosen) : []) counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const clashing = slots.find(
+      ({ chosen, fallback }) =>
+        chosen !== fallback && chosen && keysOf(chosen).some((key) => (counts.get(key) ?? 0) > 1),
+    );
+    if (!clashing) break;
+    clashing.chosen = clashing.fallback;
   }
-  for (const server of ours) {
-    if (before.has(server.id) || theirs.some((other) => other.id === server.id)) continue;
-    if (merged.length < MAX_SERVERS) merged.push(server);
-  }
-  return merged;
+  return slots.flatMap(({ chosen }) => (chosen ? [chosen] : [])).slice(0, MAX_SERVERS);
 }

@@ -2,7 +2,7 @@ import type { KeyValueStorage } from '../auth/storage';
 import { systemClock } from '../core/clock';
 import type { ChannelLike } from '../tabs/protocol';
 import { checkServer, MAX_SERVERS, type McpServerConfig } from './config';
-import { mergeLists } from './listMerge';
+import { mergeLists, type OwnChange, ownChanges, sameServers } from './listMerge';
 
 export interface ConfigStoreOptions {
   /** Where the list is kept; `null`: in this page's memory only. Default `localStorage`. */
@@ -99,10 +99,12 @@ export class ConfigStore {
   /** Stops hearing the window's `storage` events (while started). */
   #unlisten: (() => void) | undefined;
   #state: Stored;
-  /** The rev of this tab's last change, until a list from another tab shows it was seen. */
-  #mine: number | undefined;
-  /** The list this tab's unseen changes were made on. */
-  #base: readonly McpServerConfig[] = [];
+  /**
+   * This tab's changes (each the list it was made on and the one it made), oldest first, while a
+   * chain can still tell whether a list holds them (the last CHAIN + 1 revs): a list another tab
+   * wrote without knowing of them gets them again (`#adopt`).
+   */
+  #changes: OwnChange[] = [];
   /** The stored text last read or written: the same text again is nothing new. */
   #text: string | null | undefined;
   readonly #listeners = new Set<() => void>();
@@ -184,20 +186,20 @@ export class ConfigStore {
     this.reload();
     const servers = edit(this.#state.servers);
     if (!servers) return;
-    // What this tab's changes not yet seen in another tab's list were made on.
-    if (this.#mine === undefined) this.#base = this.#state.servers;
     this.#write(servers);
   }
 
   /** Keep and announce `servers` as this tab's change after the list it holds. */
   #write(servers: McpServerConfig[]): void {
-    const { rev: last, writer, chain } = this.#state;
+    const { rev: last, writer, chain, servers: base } = this.#state;
     // A rev past the safe integers reads as 0 in every tab (checkStored), and the tabs holding the
     // last one would write theirs back over it, and it over theirs, for ever: there, the writer
     // decides which change is newer.
     const rev = Math.min(last + 1, Number.MAX_SAFE_INTEGER);
     this.#state = { rev, writer: this.#writer, servers, chain: [writer, ...chain].slice(0, CHAIN) };
-    this.#mine = rev;
+    this.#changes = [...this.#changes, { rev, base, servers }]
+      .filter((change) => change.rev >= rev - CHAIN)
+      .slice(-(CHAIN + 1));
     try {
       this.#text = JSON.stringify(this.#state);
       this.#storage?.setItem(this.#key, this.#text);
@@ -252,19 +254,34 @@ export class ConfigStore {
     const now = this.#state;
     if (!next || !newer(next, now)) return;
     this.#state = next;
-    const mine = this.#mine;
-    this.#mine = undefined;
-    // A list written without knowing of this tab's last change (both changed it at once): the
-    // change goes again on it, before anything here acts on a list without it.
-    if (mine !== undefined && !holds(next, mine, this.#writer)) {
-      const merged = mergeLists(this.#base, now.servers, next.servers);
-      if (JSON.stringify(merged) !== JSON.stringify(next.servers)) {
-        this.#base = next.servers;
-        this.#write(merged);
-      }
+    // A list written without knowing of this tab's latest changes (tabs changed it at once, or a
+    // list that held them lost to one that did not): they go again on it, before anything here
+    // acts on a list without them. Only this tab's own, and only where its list still shows them:
+    // a change another tab made knowing of one (a removal of the server just added) stands, and
+    // no two tabs put one change back (one of them might be on a list that since undid it). Past
+    // what a chain tells (another version's list, one far on), a list is taken to hold them:
+    // nothing is put back that another tab may have removed on purpose. At the last safe rev a
+    // chain tells nothing (the rev no longer grows), and a merge there would not be newer.
+    const unheld = next.rev < Number.MAX_SAFE_INTEGER ? this.#notIn(next) : [];
+    if (unheld.length > 0) {
+      const { base, ours } = ownChanges(unheld, now.servers);
+      const merged = mergeLists(base, ours, next.servers);
+      if (!sameServers(merged, next.servers)) this.#write(merged);
     }
     if (JSON.stringify(this.#state.servers) === JSON.stringify(now.servers)) return;
     for (const listener of [...this.#listeners]) listener();
+  }
+
+  /**
+   * This tab's changes `list` does not hold: those after the newest it holds (each change was
+   * made on a list holding the ones before it, or putting them again).
+   */
+  #notIn(list: Stored): OwnChange[] {
+    const changes = this.#changes;
+    for (let i = changes.length - 1; i >= 0; i -= 1) {
+      if (holds(list, (changes[i] as OwnChange).rev, this.#writer)) return changes.slice(i + 1);
+    }
+    return changes;
   }
 
   /** What the storage holds, when it is not what was last read or written here. */

@@ -82,3 +82,38 @@ export function mergeLists(
   }
   return slots.flatMap(({ chosen }) => (chosen ? [chosen] : [])).slice(0, MAX_SERVERS);
 }
+
+/** One change this tab wrote: at which rev, on which list (`base`) and the list it made. */
+export interface OwnChange {
+  readonly rev: number;
+  readonly base: readonly McpServerConfig[];
+  readonly servers: readonly McpServerConfig[];
+}
+
+/**
+ * What `changes` (this tab's, oldest first) did, as `mergeLists` takes it: each server they
+ * changed as it was before the first of them (`base`) and as `now` has it (`ours`, in `now`'s
+ * order), where `now` still shows the last of them. One changed since by another tab (which held
+ * this tab's change, and made its own knowing of it) is left out: that tab's change stands.
+ */
+export function ownChanges(
+  changes: readonly OwnChange[],
+  now: readonly McpServerConfig[],
+): { base: McpServerConfig[]; ours: McpServerConfig[] } {
+  const byId = (list: readonly McpServerConfig[]) => new Map(list.map((s) => [s.id, s]));
+  const first = new Map<string, McpServerConfig | undefined>();
+  const last = new Map<string, McpServerConfig | undefined>();
+  for (const change of changes) {
+    const [before, after] = [byId(change.base), byId(change.servers)];
+    for (const id of new Set([...before.keys(), ...after.keys()])) {
+      if (textOf(before.get(id)) === textOf(after.get(id))) continue;
+      if (!first.has(id)) first.set(id, before.get(id));
+      last.set(id, after.get(id));
+    }
+  }
+  const current = byId(now);
+  const shown = (id: string) => textOf(current.get(id)) === textOf(last.get(id));
+  const base = [...first].flatMap(([id, was]) => (was && shown(id) ? [was] : []));
+  const ours = now.filter((server) => first.has(server.id) && shown(server.id));
+  return { base, ours };
+}

@@ -62,6 +62,8 @@ const storedIds = (storage: KeyValueStorage) =>
  * A tab's BroadcastChannels, whose messages it hears only on `release()` while `hold()` holds
  * them back (a page busy, or a message late): `queued()` counts them.
  */
+type Held = ReturnType<typeof heldChannels>;
+
 function heldChannels() {
   const channels = tabChannels();
   atEnd(() => channels.closeAll());
@@ -257,11 +259,7 @@ describe('three tabs', () => {
     const { x, y, z } = await modern('x', 'y', 'z');
     const { local, hold, flush, channels, tabs: all } = tabs(3);
     const [a, b, c] = all as [Tab, Tab, Tab];
-    const [heldA, heldB, heldC] = channels as [
-      ReturnType<typeof heldChannels>,
-      ReturnType<typeof heldChannels>,
-      ReturnType<typeof heldChannels>,
-    ];
+    const [heldA, heldB, heldC] = channels as [Held, Held, Held];
     hold();
     for (const held of channels) held.hold();
 
@@ -301,11 +299,7 @@ describe('a change put back, then removed by the tab that made it', () => {
     const [a, b] = writer() > w0 ? [t0, t1] : [t1, t0];
     const [heldA, heldB, heldC] = (
       a === t0 ? channels : [channels[1], channels[0], channels[2]]
-    ) as [
-      ReturnType<typeof heldChannels>,
-      ReturnType<typeof heldChannels>,
-      ReturnType<typeof heldChannels>,
-    ];
+    ) as [Held, Held, Held];
     hold();
     for (const held of channels) held.hold();
 

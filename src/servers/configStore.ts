@@ -100,9 +100,10 @@ export class ConfigStore {
   #unlisten: (() => void) | undefined;
   #state: Stored;
   /**
-   * This tab's changes (each the list it was made on and the one it made), oldest first, while a
-   * chain can still tell whether a list holds them (the last CHAIN + 1 revs): a list another tab
-   * wrote without knowing of them gets them again (`#adopt`).
+   * This tab's changes (each the list it was made on and the one it made, and the revs of the
+   * lists it wrote them in: the first, and each it put them again on), oldest first, while a
+   * chain can still tell whether a list holds them (made in the last CHAIN + 1 revs): a list
+   * another tab wrote without knowing of them gets them again (`#adopt`).
    */
   #changes: OwnChange[] = [];
   /** The stored text last read or written: the same text again is nothing new. */
@@ -186,19 +187,27 @@ export class ConfigStore {
     this.reload();
     const servers = edit(this.#state.servers);
     if (!servers) return;
-    this.#write(servers);
+    this.#write(servers, false);
   }
 
-  /** Keep and announce `servers` as this tab's change after the list it holds. */
-  #write(servers: McpServerConfig[]): void {
+  /**
+   * Keep and announce `servers` after the list this tab holds: its change, or (`again`) its
+   * latest changes put again on that list, which holds them from then on as the first write did.
+   */
+  #write(servers: McpServerConfig[], again: boolean): void {
     const { rev: last, writer, chain, servers: base } = this.#state;
     // A rev past the safe integers reads as 0 in every tab (checkStored), and the tabs holding the
     // last one would write theirs back over it, and it over theirs, for ever: there, the writer
     // decides which change is newer.
     const rev = Math.min(last + 1, Number.MAX_SAFE_INTEGER);
     this.#state = { rev, writer: this.#writer, servers, chain: [writer, ...chain].slice(0, CHAIN) };
-    this.#changes = [...this.#changes, { rev, base, servers }]
-      .filter((change) => change.rev >= rev - CHAIN)
+    const latest = this.#changes.at(-1);
+    const changes =
+      again && latest
+        ? [...this.#changes.slice(0, -1), { ...latest, revs: [...latest.revs, rev] }]
+        : [...this.#changes, { revs: [rev], base, servers }];
+    this.#changes = changes
+      .filter((change) => (change.revs[0] as number) >= rev - CHAIN)
       .slice(-(CHAIN + 1));
     try {
       this.#text = JSON.stringify(this.#state);
@@ -266,20 +275,23 @@ export class ConfigStore {
     if (unheld.length > 0) {
       const { base, ours } = ownChanges(unheld, now.servers);
       const merged = mergeLists(base, ours, next.servers);
-      if (!sameServers(merged, next.servers)) this.#write(merged);
+      if (!sameServers(merged, next.servers)) this.#write(merged, true);
     }
     if (JSON.stringify(this.#state.servers) === JSON.stringify(now.servers)) return;
     for (const listener of [...this.#listeners]) listener();
   }
 
   /**
-   * This tab's changes `list` does not hold: those after the newest it holds (each change was
-   * made on a list holding the ones before it, or putting them again).
+   * This tab's changes `list` does not hold: those after the newest it holds in any list this tab
+   * wrote it in (each change was made on a list holding the ones before it, or putting them
+   * again). A list holding only the first write of a change does not hold what a later one put
+   * again with it: those are not changes of their own.
    */
   #notIn(list: Stored): OwnChange[] {
     const changes = this.#changes;
     for (let i = changes.length - 1; i >= 0; i -= 1) {
-      if (holds(list, (changes[i] as OwnChange).rev, this.#writer)) return changes.slice(i + 1);
+      const { revs } = changes[i] as OwnChange;
+      if (revs.some((rev) => holds(list, rev, this.#writer))) return changes.slice(i + 1);
     }
     return changes;
   }

@@ -83,9 +83,12 @@ export function mergeLists(
   return slots.flatMap(({ chosen }) => (chosen ? [chosen] : [])).slice(0, MAX_SERVERS);
 }
 
-/** One change this tab wrote: at which rev, on which list (`base`) and the list it made. */
+/**
+ * One change this tab made: on which list (`base`), the list it made, and the revs of the lists
+ * this tab wrote it in (as made, then each list it put it again on), oldest first.
+ */
 export interface OwnChange {
-  readonly rev: number;
+  readonly revs: readonly number[];
   readonly base: readonly McpServerConfig[];
   readonly servers: readonly McpServerConfig[];
 }
@@ -94,7 +97,10 @@ export interface OwnChange {
  * What `changes` (this tab's, oldest first) did, as `mergeLists` takes it: each server they
  * changed as it was before the first of them (`base`) and as `now` has it (`ours`, in `now`'s
  * order), where `now` still shows the last of them. One changed since by another tab (which held
- * this tab's change, and made its own knowing of it) is left out: that tab's change stands.
+ * this tab's change, and made its own knowing of it) is left out: that tab's change stands. But
+ * a server they added, that `now` still has as that add (same URL and nonce), goes as `now` has
+ * it: another tab's edit of it is no removal, and a list that does not hold the add never knew
+ * of the server (that tab, putting its edit again, would find it gone, and the server would be).
  */
 export function ownChanges(
   changes: readonly OwnChange[],
@@ -112,7 +118,11 @@ export function ownChanges(
     }
   }
   const current = byId(now);
-  const shown = (id: string) => textOf(current.get(id)) === textOf(last.get(id));
+  const shown = (id: string) => {
+    const [was, mine, shows] = [first.get(id), last.get(id), current.get(id)];
+    if (!was && mine && shows && sameSignIn(mine, shows)) return true;
+    return textOf(shows) === textOf(mine);
+  };
   const base = [...first].flatMap(([id, was]) => (was && shown(id) ? [was] : []));
   const ours = now.filter((server) => first.has(server.id) && shown(server.id));
   return { base, ours };

@@ -497,3 +497,78 @@ describe('a tab whose manager is hidden (stopped, not disposed)', () => {
     await settledOn(local, [b, shown], ['p', 'x', 'y']);
   });
 });
+
+describe('a list that another tab built on this tab’s first write of a change', () => {
+  it('a server put again on another list, then removed by a tab that held its first write, stays removed', async () => {
+    const { p, q, r, x, y } = await modern('p', 'q', 'r', 'x', 'y');
+    const { local, hold, flush, channels, tabs: all } = tabs(3);
+    // Each tab writes once, so the test knows which writer each drew.
+    const writers = new Map<Tab, string>();
+    for (const [i, server] of [p, q, r].entries()) {
+      const tab = all[i] as Tab;
+      const id = ['p', 'q', 'r'][i] as string;
+      tab.manager.add({ id, name: id, url: server.url });
+      for (const other of all) await eventually(() => expect(ids(other)).toContain(id));
+      writers.set(tab, readServers(local.getItem(LIST)).writer);
+    }
+    // P's lists lose to Q's and R's of the same rev.
+    const order = [...all].sort((a, b) =>
+      (writers.get(a) ?? '') < (writers.get(b) ?? '') ? -1 : 1,
+    );
+    const [tabP, tabQ, tabR] = order as [Tab, Tab, Tab];
+    const heldOf = (tab: Tab) => channels[all.indexOf(tab)] as Held;
+    const [heldP, heldR] = [heldOf(tabP), heldOf(tabR)];
+    hold();
+    for (const held of channels) held.hold();
+
+    // P adds x; R alone hears it.
+    tabP.manager.add({ id: 'x', name: 'X', url: x.url });
+    await eventually(() => expect(heldR.queued()).toBe(1));
+    heldR.release();
+    expect(ids(tabR)).toContain('x');
+    heldR.hold();
+    // Q, which has not heard, adds y; P hears it and puts x again on Q's list.
+    tabQ.manager.add({ id: 'y', name: 'Y', url: y.url });
+    await eventually(() => expect(heldP.queued()).toBe(1));
+    heldP.release();
+    expect(ids(tabP)).toEqual(['p', 'q', 'r', 'x', 'y']);
+    heldP.hold();
+    // R removes x, knowing of P's add (its list beats P's second one); P hears it.
+    void tabR.manager.remove('x');
+    await eventually(() => expect(heldP.queued()).toBe(1));
+    heldP.release();
+
+    flush();
+    for (const held of channels) held.release();
+    await settledOn(local, all, ['p', 'q', 'r', 'y']);
+  });
+});
+
+describe('a server one tab added and another edited, both lists losing to a third tab’s', () => {
+  it('the server stays, as edited', async () => {
+    const { x, z } = await modern('x', 'z');
+    const { local, hold, flush, channels, tabs: all } = tabs(3);
+    const [a, b, c] = all as [Tab, Tab, Tab];
+    const [heldA, heldB] = channels as [Held, Held, Held];
+    hold();
+    for (const held of channels) held.hold();
+
+    // A adds x; B alone hears of it and renames it.
+    a.manager.add({ id: 'x', name: 'X', url: x.url });
+    await eventually(() => expect(heldB.queued()).toBe(1));
+    heldB.release();
+    heldB.hold();
+    b.manager.update('x', { name: 'Ex' });
+    // C, which heard neither, changes the list three times: its list is the newest.
+    c.manager.add({ id: 'z', name: 'Z', url: z.url });
+    c.manager.update('z', { name: 'Zed' });
+    c.manager.update('z', { name: 'Zee' });
+    await eventually(() => expect([heldA.queued(), heldB.queued()]).toEqual([4, 3]));
+
+    heldA.release(); // B's rename, then C's lists
+    flush();
+    for (const held of channels) held.release();
+    await settledOn(local, all, ['x', 'z']);
+    for (const tab of all) await eventually(() => expect(entry(tab, 'x')?.name).toBe('Ex'));
+  });
+});

@@ -3,6 +3,7 @@ import { systemClock } from '../core/clock';
 import type { ChannelLike } from '../tabs/protocol';
 import { checkServer, MAX_SERVERS, type McpServerConfig } from './config';
 import { mergeLists, type OwnChange, ownChanges, sameServers } from './listMerge';
+import { checkRemoved, endedAdds, unionRemoved, withoutRemoved } from './tombstones';
 
 export interface ConfigStoreOptions {
   /** Where the list is kept; `null`: in this page's memory only. Default `localStorage`. */
@@ -20,6 +21,8 @@ interface Stored {
   servers: McpServerConfig[];
   /** The writers of the revs before it, newest first (at most CHAIN): which changes it holds. */
   chain: string[];
+  /** The nonces of the adds removed or moved lately, newest first: no merge brings them back. */
+  removed: string[];
 }
 
 const CHAIN = 16;
@@ -51,7 +54,7 @@ const localStorageOf = (): KeyValueStorage | undefined => {
  */
 export function checkStored(value: unknown): Stored {
   const raw = value as
-    | { rev?: unknown; writer?: unknown; servers?: unknown; chain?: unknown }
+    | { rev?: unknown; writer?: unknown; servers?: unknown; chain?: unknown; removed?: unknown }
     | null
     | undefined;
   const rev = typeof raw?.rev === 'number' && Number.isSafeInteger(raw.rev) ? raw.rev : 0;
@@ -68,7 +71,7 @@ export function checkStored(value: unknown): Stored {
     const checked = checkServer(entry, servers, false);
     if (checked.ok) servers.push(checked.server);
   }
-  return { rev, writer, servers, chain };
+  return { rev, writer, servers, chain, removed: checkRemoved(raw?.removed) };
 }
 
 /** The stored text, checked (`checkStored`); anything unreadable is an empty list. */
@@ -120,7 +123,7 @@ export class ConfigStore {
           (typeof BroadcastChannel === 'function'
             ? (name) => new BroadcastChannel(name) as unknown as ChannelLike
             : undefined));
-    this.#state = this.#read() ?? { rev: 0, writer: '', servers: [], chain: [] };
+    this.#state = this.#read() ?? { rev: 0, writer: '', servers: [], chain: [], removed: [] };
   }
 
   get servers(): readonly McpServerConfig[] {
@@ -193,14 +196,22 @@ export class ConfigStore {
   /**
    * Keep and announce `servers` after the list this tab holds: its change, or (`again`) its
    * latest changes put again on that list, which holds them from then on as the first write did.
+   * The adds it ended (removed, moved) join the list's tombstones.
    */
   #write(servers: McpServerConfig[], again: boolean): void {
     const { rev: last, writer, chain, servers: base } = this.#state;
+    const removed = unionRemoved(endedAdds(base, servers), this.#state.removed);
     // A rev past the safe integers reads as 0 in every tab (checkStored), and the tabs holding the
     // last one would write theirs back over it, and it over theirs, for ever: there, the writer
     // decides which change is newer.
     const rev = Math.min(last + 1, Number.MAX_SAFE_INTEGER);
-    this.#state = { rev, writer: this.#writer, servers, chain: [writer, ...chain].slice(0, CHAIN) };
+    this.#state = {
+      rev,
+      writer: this.#writer,
+      servers,
+      chain: [writer, ...chain].slice(0, CHAIN),
+      removed,
+    };
     const latest = this.#changes.at(-1);
     const changes =
       again && latest
@@ -262,7 +273,9 @@ export class ConfigStore {
   #adopt(next: Stored | undefined): void {
     const now = this.#state;
     if (!next || !newer(next, now)) return;
-    this.#state = next;
+    // Both sides' tombstones: a server either knows was removed on purpose goes (a chain names
+    // one parent of a merge, so a long crossing could put a removed server's add again).
+    this.#state = { ...next, removed: unionRemoved(now.removed, next.removed) };
     // A list written without knowing of this tab's latest changes (tabs changed it at once, or a
     // list that held them lost to one that did not): they go again on it, before anything here
     // acts on a list without them. Only this tab's own, and only where its list still shows them:
@@ -271,11 +284,14 @@ export class ConfigStore {
     // what a chain tells (another version's list, one far on), a list is taken to hold them:
     // nothing is put back that another tab may have removed on purpose. At the last safe rev a
     // chain tells nothing (the rev no longer grows), and a merge there would not be newer.
-    const unheld = next.rev < Number.MAX_SAFE_INTEGER ? this.#notIn(next) : [];
-    if (unheld.length > 0) {
+    // The list, merged or only filtered, is written once: it holds every tombstone it was
+    // filtered by, so no tab filters it again.
+    if (next.rev < Number.MAX_SAFE_INTEGER) {
+      const unheld = this.#notIn(next);
       const { base, ours } = ownChanges(unheld, now.servers);
-      const merged = mergeLists(base, ours, next.servers);
-      if (!sameServers(merged, next.servers)) this.#write(merged, true);
+      const merged = unheld.length > 0 ? mergeLists(base, ours, next.servers) : next.servers;
+      const kept = withoutRemoved(merged, this.#state.removed);
+      if (!sameServers(kept, next.servers)) this.#write(kept, true);
     }
     if (JSON.stringify(this.#state.servers) === JSON.stringify(now.servers)) return;
     for (const listener of [...this.#listeners]) listener();

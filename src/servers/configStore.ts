@@ -149,15 +149,16 @@ export class ConfigStore {
 
   /** Start hearing the other tabs. */
   start(): void {
-    if (this.#channel || !this.#open) return;
-    this.#channel = this.#open(`${CHANGED}|${this.#key}`);
-    this.#channel.addEventListener('message', (event) => {
+    if (this.#channel || this.#unlisten) return;
+    this.#channel = this.#open?.(`${CHANGED}|${this.#key}`);
+    this.#channel?.addEventListener('message', (event) => {
       const data = event.data as { type?: unknown } | null;
       if (data?.type !== CHANGED) return;
       this.#adopt(checkStored(data));
       this.#repair();
     });
     // Another tab's write landed (a storage event comes after it did, in the order they did).
+    // Heard without a channel too: the storage's events alone keep the tabs in step then.
     const heard = (event: StorageEventLike) => {
       const { key, storageArea } = event;
       if (key !== this.#key || (storageArea != null && storageArea !== this.#storage)) return;

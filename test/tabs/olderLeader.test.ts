@@ -16,8 +16,6 @@ withFakeTabs();
 
 const LAST = MAX_REQUESTS_PER_TAB;
 
-const read = readIn;
-
 /** The earlier leader's refusal of one request too many. */
 const TOO_MANY = {
   name: 'McpQueryError',
@@ -31,10 +29,10 @@ describe('a follower under a leader of an earlier version (rule 14)', () => {
     async (kind) => {
       const { hub, settle, follower: b } = await silentLeader();
       const sent = (type: string) => hub.sent(b.label, type) as Array<{ id: number }>;
-      const all = Array.from({ length: LAST }, (_, i) => read(b, `doc://${i}`));
+      const all = Array.from({ length: LAST }, (_, i) => readIn(b, `doc://${i}`));
       await settle();
       expect(sent('read')).toHaveLength(LAST);
-      const next = kind === 'read' ? read(b, 'doc://next') : b.call({ name: 'echo' });
+      const next = kind === 'read' ? readIn(b, 'doc://next') : b.call({ name: 'echo' });
       await settle();
       // The follower cancels its first read: it frees the place, tells the leader, and sends the
       // next request into it at once.
@@ -50,7 +48,7 @@ describe('a follower under a leader of an earlier version (rule 14)', () => {
       await settle();
       expect(next.state).toBe('pending');
       // While the cancelled read runs there, the refused request is not sent again.
-      read(b, 'doc://later');
+      readIn(b, 'doc://later');
       await settle();
       expect(sent(kind)).toHaveLength(kind === 'read' ? LAST + 1 : 1);
       // The cancelled read ends there: its late reply frees the place, and the refused request
@@ -96,7 +94,7 @@ describe('a refusal a script makes up (rule 14)', () => {
   it('a call the leader runs is not run again when the follower sends it again, and its reply answers it', async () => {
     const { a, b, call, hub, settle } = await refusedWhileRunning(2);
     // Anything that frees or asks for a place sends it again.
-    read(b, 'doc://next');
+    readIn(b, 'doc://next');
     await settle();
     expect(hub.sent(b.label, 'call')).toHaveLength(2);
     expect(a.local.calls).toHaveLength(1);
@@ -110,7 +108,7 @@ describe('a refusal a script makes up (rule 14)', () => {
     a.local.calls[0]?.answer.resolve(RESULT);
     await settle();
     expect(call.value).toEqual(RESULT);
-    read(b, 'doc://next');
+    readIn(b, 'doc://next');
     await settle();
     expect(hub.sent(b.label, 'call')).toHaveLength(1);
     expect(a.local.calls).toHaveLength(1);
@@ -156,7 +154,7 @@ describe('a refusal a script makes up (rule 14)', () => {
 describe('requests refused as too many (a leader of an earlier version)', () => {
   it('go again in the order they were made', async () => {
     const { hub, settle, follower: b } = await silentLeader();
-    Array.from({ length: LAST }, (_, i) => read(b, `doc://${i}`));
+    Array.from({ length: LAST }, (_, i) => readIn(b, `doc://${i}`));
     await settle();
     const calls = ['first', 'second', 'third'].map((name) => b.call({ name }));
     await settle();

@@ -18,11 +18,9 @@ withFakeTabs();
 
 const LAST = MAX_REQUESTS_PER_TAB;
 
-const read = readIn;
-
 /** `count` reads of doc://0, doc://1, … in `tab`. */
 const reads = (tab: Tab, count: number) =>
-  Array.from({ length: count }, (_, i) => read(tab, `doc://${i}`));
+  Array.from({ length: count }, (_, i) => readIn(tab, `doc://${i}`));
 
 /** The id the follower sent its read of `uri` under, the `nth` time (0: the first). */
 function readId(
@@ -44,7 +42,7 @@ describe('a follower’s places (rule 14)', () => {
       const controller = new AbortController();
       // The first request holds a place: a read, or a call the follower can cancel.
       if (kind === 'call') b.call({ name: 'slow', signal: controller.signal });
-      else read(b, 'doc://first');
+      else readIn(b, 'doc://first');
       reads(b, LAST);
       await settle();
       expect(hub.sent(b.label, 'read')).toHaveLength(kind === 'read' ? LAST : LAST - 1);

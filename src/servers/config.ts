@@ -63,7 +63,7 @@ const MAX_HEADERS = 32;
 const MAX_HEADER_VALUE = 8192;
 const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** No `:` or `#`: a nonce cannot make one storage key read as another. */
-const NONCE = /^[A-Za-z0-9_-]{1,64}$/;
+export const NONCE = /^[A-Za-z0-9_-]{1,64}$/;
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Set by the transport itself: a server entry cannot override them. */

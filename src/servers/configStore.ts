@@ -221,13 +221,18 @@ export class ConfigStore {
     this.#changes = changes
       .filter((change) => (change.revs[0] as number) >= rev - CHAIN)
       .slice(-(CHAIN + 1));
+    this.#persist();
+    this.#announce({ type: CHANGED, ...this.#state });
+  }
+
+  /** Write the list this tab holds to the storage. */
+  #persist(): void {
     try {
       this.#text = JSON.stringify(this.#state);
       this.#storage?.setItem(this.#key, this.#text);
     } catch {
-      // Full or refused: the tabs still hear of it, and this one goes on in memory.
+      // Full or refused: the tabs open now still hear of it, and this one goes on in memory.
     }
-    this.#announce({ type: CHANGED, ...this.#state });
   }
 
   /**
@@ -262,13 +267,7 @@ export class ConfigStore {
     } catch {
       return;
     }
-    if (!newer(this.#state, stored)) return;
-    try {
-      this.#text = JSON.stringify(this.#state);
-      this.#storage?.setItem(this.#key, this.#text);
-    } catch {
-      // Full or refused: the tabs open now still have it.
-    }
+    if (newer(this.#state, stored)) this.#persist();
   }
 
   #adopt(next: Stored | undefined): void {
@@ -288,13 +287,16 @@ export class ConfigStore {
     // The list, merged or only filtered, is written once: it holds every tombstone it was
     // filtered by, so no tab filters it again.
     if (next.rev < Number.MAX_SAFE_INTEGER) {
+      let merged = next.servers;
       const unheld = this.#notIn(next);
-      const { base, ours } = ownChanges(unheld, now.servers);
-      const merged = unheld.length > 0 ? mergeLists(base, ours, next.servers) : next.servers;
+      if (unheld.length > 0) {
+        const { base, ours } = ownChanges(unheld, now.servers);
+        merged = mergeLists(base, ours, next.servers);
+      }
       const kept = withoutRemoved(merged, this.#state.removed);
       if (!sameServers(kept, next.servers)) this.#write(kept, true);
     }
-    if (JSON.stringify(this.#state.servers) === JSON.stringify(now.servers)) return;
+    if (sameServers(this.#state.servers, now.servers)) return;
     for (const listener of [...this.#listeners]) listener();
   }
 

@@ -1,4 +1,4 @@
-import type { McpServerConfig } from './config';
+import { type McpServerConfig, NONCE } from './config';
 
 /**
  * How many ended adds a list remembers (newest first): enough for any crossing among the tabs open
@@ -6,12 +6,9 @@ import type { McpServerConfig } from './config';
  */
 export const REMOVED = 64;
 
-/** A nonce as `checkServer` takes it is at most this long; anything longer names no add. */
-const MAX_NONCE = 64;
-
 /**
  * The nonces of the adds a stored list or message says were ended lately, as far as they can be
- * used: strings of 1 to MAX_NONCE characters, each once, at most REMOVED. A list from an earlier
+ * used: nonces as `checkServer` takes them (anything else names no add), each once, at most REMOVED. A list from an earlier
  * version has none.
  */
 export function checkRemoved(value: unknown): string[] {
@@ -19,7 +16,7 @@ export function checkRemoved(value: unknown): string[] {
   if (!Array.isArray(value)) return removed;
   for (const one of value) {
     if (removed.length >= REMOVED) break;
-    if (typeof one !== 'string' || one.length === 0 || one.length > MAX_NONCE) continue;
+    if (typeof one !== 'string' || !NONCE.test(one)) continue;
     if (!removed.includes(one)) removed.push(one);
   }
   return removed;

@@ -328,6 +328,29 @@ describe.skipIf(!REDIS_SERVER)('createRedisEventBus against a real Redis', () =>
     await eventually(() => expect(a.uris()).toEqual(['before://1', ...during, 'marker://b']));
   });
 
+  it('a client whose commands time out sooner than a block (commandOptions.timeout) reads idle without errors and still hears others', async () => {
+    const channel = newChannel();
+    const b = await instance(channel, {
+      // Blocks of 200 ms (half the socket timeout), each longer than the command timeout.
+      redis: await connectClient({ commandOptions: { timeout: 100 } }, redis.url, SHORT_BLOCKS_MS),
+    });
+    const xreads = async () => {
+      const lines = String(await admin.sendCommand(['INFO', 'commandstats'])).split('\n');
+      const line = lines.find((text) => text.startsWith('cmdstat_xread:')) ?? '';
+      return Number(/calls=(\d+)/.exec(line)?.[1] ?? 0);
+    };
+    const start = await xreads();
+    // Idle reads, each ended by its block, not by the client's timeout (node-redis times a
+    // command out only while it waits to be written).
+    await eventually(async () => expect(await xreads()).toBeGreaterThanOrEqual(start + 4));
+    expect(b.codes()).toEqual([]);
+    expect(b.bus.stats()).toMatchObject({ reconnects: 0, connected: true });
+    const a = await instance(channel);
+    a.bus.publish(updated('after://idle'));
+    await eventually(() => expect(b.uris()).toEqual(['after://idle']));
+    expect(b.codes()).toEqual([]);
+  });
+
   it('a reading connection that stops answering (a frozen network path) is dropped and reconnected', async () => {
     const proxy = await startStallProxy(redis.port);
     cleanups.push(() => proxy.close());

@@ -5,7 +5,6 @@ import { extendEverySync, internalsOf, type SyncInternals } from './internals';
 import { onEnd } from './lifetime';
 import { mostVerbose, severity } from './logLevels';
 import { defineNotification } from './requests';
-import { Store } from './store';
 
 /** One `notifications/message` of the server, as received. */
 export interface ServerLogEntry {
@@ -43,11 +42,34 @@ export const logMax = (max: number): number =>
  * verbose one is what the server is told.
  */
 export class ServerLog {
-  readonly store = new Store<ServerLogSnapshot>(empty());
+  /**
+   * What `useServerLog` reads. A message is in the snapshot as soon as anyone reads it, and
+   * listeners hear of a tick's messages once, a microtask later: a flood costs one fold of the
+   * inbox per tick, not a copy of it per message.
+   */
+  readonly store = {
+    get: (): ServerLogSnapshot => {
+      if (this.#pending.length > 0) this.#fold();
+      return this.#snapshot;
+    },
+    subscribe: (listener: () => void): (() => void) => {
+      this.#listeners.add(listener);
+      return () => {
+        this.#listeners.delete(listener);
+      };
+    },
+  };
   readonly #upstream: SyncInternals['upstream'];
   readonly #levels = new Map<object, LoggingLevel | undefined>();
   /** Each hold's `max` and the least severity it shows. */
   readonly #holds = new Map<object, { max: number; floor: number }>();
+  readonly #listeners = new Set<() => void>();
+  #snapshot = empty();
+  /** The snapshot listeners last heard of. */
+  #told = this.#snapshot;
+  /** Messages not folded into the snapshot yet, oldest first. */
+  #pending: ServerLogEntry[] = [];
+  #announcing = false;
   #max = DEFAULT_LOG_MAX;
   #shrinking = false;
   #nextId = 0;
@@ -62,7 +84,8 @@ export class ServerLog {
     const { at, level, logger, data } = event;
     const entry: ServerLogEntry = { id: this.#nextId, at, level, data };
     if (logger !== undefined) entry.logger = logger;
-    this.#keep([entry, ...this.store.get().entries]);
+    this.#pending.push(entry);
+    this.#announce();
   };
 
   /**
@@ -109,7 +132,33 @@ export class ServerLog {
   }
 
   clear(): void {
-    this.store.set(empty());
+    this.#pending = [];
+    this.#set(empty());
+  }
+
+  /** The pending messages, newest first, in front of the snapshot's. */
+  #fold(): void {
+    const entries = this.#pending.reverse();
+    this.#pending = [];
+    for (const entry of this.#snapshot.entries) entries.push(entry);
+    this.#keep(entries);
+  }
+
+  #set(next: ServerLogSnapshot): void {
+    this.#snapshot = next;
+    this.#announce();
+  }
+
+  /** Listeners hear once, a microtask later, of whatever changed meanwhile. */
+  #announce(): void {
+    if (this.#announcing) return;
+    this.#announcing = true;
+    queueMicrotask(() => {
+      this.#announcing = false;
+      if (this.store.get() === this.#told) return;
+      this.#told = this.#snapshot;
+      for (const listener of [...this.#listeners]) listener();
+    });
   }
 
   /**
@@ -117,9 +166,9 @@ export class ServerLog {
    * entries from that level, however many of other levels came after.
    */
   #keep(entries: ServerLogEntry[]): void {
-    const previous = this.store.get();
+    const previous = this.#snapshot;
     if (entries.length <= this.#max) {
-      if (entries.length !== previous.entries.length) this.store.set({ ...previous, entries });
+      if (entries.length !== previous.entries.length) this.#set({ ...previous, entries });
       return;
     }
     const filtered = [...this.#holds.values()].filter((hold) => hold.floor > 0);
@@ -127,7 +176,7 @@ export class ServerLog {
     const droppedByLevel = { ...previous.droppedByLevel };
     for (const { level } of gone) droppedByLevel[level] = (droppedByLevel[level] ?? 0) + 1;
     const dropped = previous.dropped + entries.length - kept.length;
-    this.store.set({ entries: kept, dropped, droppedByLevel });
+    this.#set({ entries: kept, dropped, droppedByLevel });
   }
 
   #tell(): void {
@@ -148,14 +197,16 @@ function keepShown(
   const seen = filtered.map(() => 0);
   const kept: ServerLogEntry[] = [];
   const gone: ServerLogEntry[] = [];
-  entries.forEach((entry, i) => {
+  for (let i = 0; i < entries.length; i += 1) {
+    const entry = entries[i] as ServerLogEntry;
     const level = severity(entry.level);
     let shown = i < max;
-    filtered.forEach((hold, k) => {
+    for (let k = 0; k < filtered.length; k += 1) {
+      const hold = filtered[k] as { max: number; floor: number };
       if (level >= hold.floor && (seen[k] as number)++ < hold.max) shown = true;
-    });
+    }
     (shown && kept.length < MAX_LOG_KEPT ? kept : gone).push(entry);
-  });
+  }
   return { kept, gone };
 }
 

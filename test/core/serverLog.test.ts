@@ -111,4 +111,36 @@ describe('ServerLog: what a reader may ask it to keep (rule 8)', () => {
     });
     narrow();
   });
+
+  it('a burst of messages in one tick is announced once, and a read during it sees every one', async () => {
+    const { log, receive, size } = inbox();
+    log.keep(MAX_LOG_KEPT);
+    let heard = 0;
+    log.store.subscribe(() => {
+      heard += 1;
+    });
+    receive(3000);
+    // Read in the middle of the burst (a render): up to date, and still one announcement.
+    expect(size()).toBe(3000);
+    expect(log.store.get()).toBe(log.store.get());
+    receive(2000);
+    expect(heard).toBe(0);
+    await Promise.resolve();
+    expect(heard).toBe(1);
+    expect(size()).toBe(5000);
+    expect(log.store.get().entries[0]?.data).toBe(1999);
+    receive(MAX_LOG_KEPT);
+    await Promise.resolve();
+    expect(heard).toBe(2);
+    expect(log.store.get()).toMatchObject({ dropped: 5000, droppedByLevel: { info: 5000 } });
+  });
+
+  it('clear() drops what arrived in the same tick too', async () => {
+    const { log, receive, size } = inbox();
+    receive(10);
+    log.clear();
+    expect(size()).toBe(0);
+    await Promise.resolve();
+    expect(size()).toBe(0);
+  });
 });

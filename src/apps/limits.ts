@@ -21,6 +21,20 @@ export const DEFAULT_LIMITS: Required<AppLimits> = {
 };
 
 /**
+ * The limits of one view: each given one that is a number of at least 0 (`Infinity` lifts it),
+ * the default for the rest. A spread would let `{ burst: undefined }` (or `NaN`) through, and
+ * every comparison with it is false: the view would be unbounded.
+ */
+export function limitsOf(given: AppLimits | undefined): Required<AppLimits> {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(limits) as Array<keyof AppLimits>) {
+    const value = given?.[key];
+    if (typeof value === 'number' && value >= 0) limits[key] = value;
+  }
+  return limits;
+}
+
+/**
  * A token bucket: `burst` messages at once, refilled at `perSecond`. Exceeding it is not
  * throttled but final: a view that floods its host is broken or hostile, and waiting on it would
  * only keep the host busy.

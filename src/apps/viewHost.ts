@@ -27,7 +27,7 @@ import type { McpCacheSync } from '../core/mcpCacheSync';
 import { DEFAULTS } from '../core/options';
 import { McpAppError } from './appErrors';
 import { GuardedTransport } from './guardedTransport';
-import { type AppLimits, DEFAULT_LIMITS, MessageBudget } from './limits';
+import { type AppLimits, limitsOf, MessageBudget } from './limits';
 import { refused, serveServerFacing } from './serverFacing';
 import type { AppTemplate } from './uiResource';
 import { ViewSubscriptions } from './viewSubscriptions';
@@ -112,7 +112,7 @@ export class ViewHost {
 
   constructor(options: ViewHostOptions) {
     this.#options = options;
-    const limits = { ...DEFAULT_LIMITS, ...options.limits };
+    const limits = limitsOf(options.limits);
     const { sync, template } = options;
     this.#context = { ...options.hostContext, toolInfo: { tool: options.tool } };
     this.#transport = new GuardedTransport(options.transport, {

@@ -566,6 +566,39 @@ describe('an MCP App view (one server)', () => {
     expect(view.host.subscriptions).toEqual([LIVE]);
   });
 
+  it('a limit the host gives as undefined (or not a number) keeps its default: the view stays bounded', async () => {
+    const server = await serve('modern');
+    server.store.setTools([...TOOLS, { name: 'wait', hold: true }]);
+    for (let i = 0; i < 64; i += 1) server.store.upsert(text(`counter://${i}`, String(i)));
+    const sync = connect(server);
+    const view = await openView(sync, {
+      limits: {
+        burst: undefined,
+        perSecond: Number.NaN,
+        inFlight: undefined,
+        subscriptions: undefined,
+      },
+    });
+    for (let i = 0; i < 64; i += 1) {
+      await view.app.request({ method: 'resources/subscribe', params: { uri: `counter://${i}` } });
+    }
+    await expect(
+      view.app.request({ method: 'resources/subscribe', params: { uri: LIVE } }),
+    ).rejects.toThrow(/at most 64/);
+    const calls = Array.from({ length: 16 }, () =>
+      view.app.callServerTool({ name: 'wait', arguments: {} }).catch(() => {}),
+    );
+    await eventually(() => expect(server.store.extras.held()).toBe(16));
+    await expect(view.app.readServerResource({ uri: LIVE })).rejects.toThrow(/in flight/);
+    server.store.extras.release();
+    await Promise.all(calls);
+    for (let id = 1000; id < 1200; id += 1) {
+      void view.raw.send({ jsonrpc: '2.0', id, method: 'ping' }).catch(() => {});
+    }
+    const { status } = view.host;
+    expect(status.status === 'error' && status.error.code).toBe('FLOOD');
+  });
+
   it('opens a link only when the host approves it, and never a non-web URL', async () => {
     const server = await serve('modern');
     const sync = connect(server);

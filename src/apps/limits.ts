@@ -57,7 +57,10 @@ export class MessageBudget {
   /** Spends one message; false once the view has sent more than it may. */
   take(): boolean {
     const now = this.#now();
-    this.#tokens = Math.min(this.#burst, this.#tokens + (now - this.#at) * this.#perMs);
+    // A clock set back earns nothing, and costs nothing either: a view must not be closed as a
+    // flood because the system clock was corrected.
+    const elapsed = Math.max(0, now - this.#at);
+    this.#tokens = Math.min(this.#burst, this.#tokens + elapsed * this.#perMs);
     this.#at = now;
     if (this.#tokens < 1) return false;
     this.#tokens -= 1;

@@ -153,4 +153,14 @@ describe("a view's message budget", () => {
       false,
     ]);
   });
+
+  it('is not spent by the clock going back (a corrected or user-set system clock)', () => {
+    let now = 3_600_000;
+    const budget = new MessageBudget({ burst: 3, perSecond: 2 }, () => now);
+    expect(budget.take()).toBe(true);
+    now -= 3_600_000; // set back an hour
+    expect([budget.take(), budget.take(), budget.take()]).toEqual([true, true, false]);
+    now += 500;
+    expect([budget.take(), budget.take()]).toEqual([true, false]);
+  });
 });

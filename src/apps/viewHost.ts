@@ -255,8 +255,13 @@ export class ViewHost {
     const bridge = this.#bridge;
     const options = this.#options;
     bridge.onsandboxready = () => {
-      // Once: a proxy that says it is ready again has been reloaded, and gets nothing more.
-      if (this.#sentResource || !this.#live()) return;
+      if (!this.#live()) return;
+      // Once: a proxy that says it is ready again is a new document (its frame was moved in the
+      // page, say), and the view that was in it is gone: it ends, and lets go of what it held.
+      if (this.#sentResource) {
+        this.#fail(new McpAppError('CLOSED', 'the sandbox proxy reloaded, and the view is gone'));
+        return;
+      }
       this.#sentResource = true;
       void bridge
         .sendSandboxResourceReady({ html: options.template.html, csp: options.template.csp })

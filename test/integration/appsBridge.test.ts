@@ -555,6 +555,25 @@ describe('an MCP App view (one server)', () => {
     await eventually(() => expect(server.subscribedUris()).not.toContain(LIVE));
   });
 
+  it('a sandbox proxy that reloads under its view (its frame moved in the page) ends the view in CLOSED: nothing stays held for a view that is gone', async () => {
+    const server = await serve('modern');
+    const sync = connect(server);
+    const view = await openView(sync);
+    await view.app.request({ method: 'resources/subscribe', params: { uri: LIVE } });
+    await eventually(() => expect(server.subscribedUris()).toContain(LIVE));
+    // A new proxy document announces itself: the view that was in the old one is gone.
+    await view.raw.send({
+      jsonrpc: '2.0',
+      method: 'ui/notifications/sandbox-proxy-ready',
+      params: {},
+    });
+    await eventually(() => expect(view.host.status.status).toBe('error'));
+    const { status } = view.host;
+    expect(status.status === 'error' && status.error.code).toBe('CLOSED');
+    expect(view.host.subscriptions).toEqual([]);
+    await eventually(() => expect(server.subscribedUris()).not.toContain(LIVE));
+  });
+
   it('caps the subscriptions of one view', async () => {
     const server = await serve('modern');
     const sync = connect(server);

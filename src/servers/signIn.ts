@@ -1,5 +1,5 @@
 import type { OAuthClientMetadata } from '@modelcontextprotocol/client';
-import { completeAuthorization } from '../auth/completeAuthorization';
+import { callbackPage, completeAuthorization } from '../auth/completeAuthorization';
 import { holdsTokens } from '../auth/credentials';
 import { createOAuthProvider, type OAuthProvider } from '../auth/oauthProvider';
 import {
@@ -245,12 +245,11 @@ export class ServerSignIn {
   async complete(
     callbackUrl?: string | URL,
   ): Promise<{ serverId: string; returnTo: string | undefined; popup: boolean }> {
-    const href = String(
-      callbackUrl ?? (globalThis as { location?: { href?: string } }).location?.href,
-    );
-    const state = URL.canParse(href) ? new URL(href).searchParams.get('state') : null;
+    const page = callbackPage(callbackUrl); // refused, its code leaves the address bar too
+    const state = URL.canParse(page.url) ? new URL(page.url).searchParams.get('state') : null;
     const server = state === null ? undefined : this.#started.get()[state];
     if (state === null || !isServerKey(server)) {
+      page.clean();
       throw new Error('this callback belongs to no server sign-in started here (unknown state)');
     }
     const result = await completeAuthorization(this.providerFor(server), callbackUrl);

@@ -23,6 +23,12 @@ export interface Signed {
   asked?: string;
   /** Sign-outs so far: a sign-in or refresh that began before the latest one saves nothing. */
   signOuts?: number;
+  /**
+   * The tokens were discarded because a refresh of them failed (`invalid_grant`), and nobody
+   * signed in or out since: the refresh of them that won (where the server rotates refresh
+   * tokens) still brings this user's new tokens (`Refreshes#stale`).
+   */
+  lapsed?: boolean;
 }
 
 interface Saved {
@@ -188,18 +194,24 @@ export class Credentials {
   /** The tokens held for `issuer`, handed to the SDK's `auth()`, which may refresh them. */
   handOut(issuer: string): StoredOAuthTokens | undefined {
     const held = this.held(issuer);
-    this.#refreshes.handedOut(held, this.signOuts());
+    this.#refreshes.handedOut(held, this.#note());
     return held;
   }
 
   /** The SDK's `auth()` refreshes `tokens` now (`Refreshes`). */
   refreshing(tokens: StoredOAuthTokens): void {
-    this.#refreshes.started(tokens, this.signOuts());
+    this.#refreshes.started(tokens, this.#note());
+  }
+
+  #note() {
+    return { signOuts: this.signOuts(), identity: this.signed().identity };
   }
 
   /** Whether a refresh's answer `saved` is for tokens not held any more (`Refreshes`). */
   stale(saved: StoredOAuthTokens, issuer?: string): boolean {
-    return this.#refreshes.stale(saved, this.held(issuer), this.signOuts());
+    const { lapsed, identity } = this.signed();
+    const of = lapsed === true ? identity : undefined;
+    return this.#refreshes.stale(saved, this.held(issuer), this.signOuts(), of);
   }
 
   /** Tokens and identity go; the count of sign-outs goes up (by any provider on the storage). */
@@ -244,7 +256,7 @@ export class Credentials {
       this.setSigned((signed) =>
         all
           ? { tokens: {}, signOuts: signed.signOuts }
-          : { ...signed, tokens: {}, latest: undefined },
+          : { ...signed, tokens: {}, latest: undefined, lapsed: true },
       );
     }
     if (all || scope === 'client') this.setClients(() => ({}));

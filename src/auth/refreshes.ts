@@ -3,26 +3,41 @@ import type { StoredOAuthTokens } from '@modelcontextprotocol/client';
 /** Refresh tokens remembered; older ones are forgotten (their refreshes long over). */
 const MAX_REMEMBERED = 16;
 
-/** Refresh tokens noted, each with the count of sign-outs when it was noted. */
-class Notes {
-  readonly #signOuts = new Map<string, number>();
+/** A refresh token noted: the count of sign-outs then, and whose tokens they were. */
+interface Note {
+  signOuts: number;
+  identity: string | undefined;
+}
 
-  note(tokens: StoredOAuthTokens, signOuts: number): void {
+/** Refresh tokens noted, each with the count of sign-outs and the identity when it was noted. */
+class Notes {
+  readonly #notes = new Map<string, Note>();
+
+  note(tokens: StoredOAuthTokens, note: Note): void {
     const key = tokens.refresh_token ?? '';
-    this.#signOuts.delete(key);
-    this.#signOuts.set(key, signOuts);
-    const oldest = this.#signOuts.keys().next().value;
-    if (this.#signOuts.size > MAX_REMEMBERED && oldest !== undefined) {
-      this.#signOuts.delete(oldest);
+    this.#notes.delete(key);
+    this.#notes.set(key, note);
+    const oldest = this.#notes.keys().next().value;
+    if (this.#notes.size > MAX_REMEMBERED && oldest !== undefined) {
+      this.#notes.delete(oldest);
     }
   }
 
   at(tokens: StoredOAuthTokens): number | undefined {
-    return this.#signOuts.get(tokens.refresh_token ?? '');
+    return this.#notes.get(tokens.refresh_token ?? '')?.signOuts;
   }
 
   has(refreshToken: string): boolean {
-    return this.#signOuts.has(refreshToken);
+    return this.#notes.has(refreshToken);
+  }
+
+  /** Whether some were noted, every one of them `identity`'s after `signOuts` sign-outs. */
+  onlyOf(identity: string, signOuts: number): boolean {
+    const notes = [...this.#notes.values()];
+    return (
+      notes.length > 0 &&
+      notes.every((note) => note.signOuts === signOuts && note.identity === identity)
+    );
   }
 }
 
@@ -55,14 +70,14 @@ export class Refreshes {
   #named = false;
 
   /** `tokens` are handed to the SDK's `auth()`, which may refresh them. */
-  handedOut(tokens: StoredOAuthTokens | undefined, signOuts: number): void {
-    if (tokens) this.#handedOut.note(tokens, signOuts);
+  handedOut(tokens: StoredOAuthTokens | undefined, note: Note): void {
+    if (tokens) this.#handedOut.note(tokens, note);
   }
 
-  /** A refresh of `tokens` starts, `signOuts` sign-outs so far. */
-  started(tokens: StoredOAuthTokens, signOuts: number): void {
+  /** A refresh of `tokens` (`identity`'s) starts, `signOuts` sign-outs so far. */
+  started(tokens: StoredOAuthTokens, note: Note): void {
     this.#named = true;
-    this.#started.note(tokens, signOuts);
+    this.#started.note(tokens, note);
   }
 
   /** Whether a refresh started here from `held` since the latest sign-out (`signOuts`). */
@@ -75,8 +90,22 @@ export class Refreshes {
    * `held`: no refresh started from the held tokens since the latest
    * sign-out; or it keeps another refresh token a refresh started from
    * here (the SDK keeps the one it refreshed when none comes back).
+   *
+   * Nothing held because a failed refresh (`invalid_grant`) discarded the
+   * tokens of `lapsed` (an identity), nobody having signed in or out since:
+   * the answer is theirs when every refresh noted here was of their tokens
+   * since the latest sign-out. It is the refresh that won, where the server
+   * rotates refresh tokens and the others of the same token failed.
    */
-  stale(saved: StoredOAuthTokens, held: StoredOAuthTokens | undefined, signOuts: number): boolean {
+  stale(
+    saved: StoredOAuthTokens,
+    held: StoredOAuthTokens | undefined,
+    signOuts: number,
+    lapsed?: string,
+  ): boolean {
+    if (held === undefined && lapsed !== undefined) {
+      return !this.#notes().onlyOf(lapsed, signOuts);
+    }
     if (!this.startedFrom(held, signOuts)) return true;
     const kept = saved.refresh_token;
     return kept !== undefined && kept !== held?.refresh_token && this.#notes().has(kept);

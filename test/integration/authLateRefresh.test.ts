@@ -10,8 +10,14 @@ import type { OAuthProvider } from '../../src/auth';
 import { callTool } from '../../src/core';
 import { deferred } from '../support/deferred';
 import { ERA_CASES } from '../support/eras';
-import { atEnd, closeAll, connect, INBOX, oauthProvider, protectedServer } from '../support/oauth';
-import { observeResource } from '../support/observe';
+import {
+  atEnd,
+  closeAll,
+  INBOX,
+  oauthProvider,
+  protectedServer,
+  readingInbox,
+} from '../support/oauth';
 import { eventually } from '../support/wait';
 
 afterEach(async () => {
@@ -52,12 +58,7 @@ async function bobSignedInWhileAlicesRefreshIsHeld(
     },
   });
   const { provider } = oauthProvider(server);
-  const { sync } = connect(server, provider);
-  const inbox = observeResource(sync, INBOX);
-  atEnd(inbox.unmount);
-  await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
-  sync.authorize();
-  await eventually(() => expect(inbox.text()).toBe("alice's inbox"));
+  const { sync, inbox } = await readingInbox(server, provider);
 
   const refresh = holdFirstRefresh();
   authServer.expireAccessTokens();

@@ -8,6 +8,7 @@
  * Everything started here is closed by `closeAll()` (call it from `afterEach`).
  */
 import { QueryClient as CoreQueryClient } from '@tanstack/query-core';
+import { expect } from 'vitest';
 import {
   completeAuthorization,
   createOAuthProvider,
@@ -27,6 +28,8 @@ import {
   type TestServer,
 } from '../servers';
 import { atEnd, closeAll } from './atEnd';
+import { observeResource } from './observe';
+import { eventually } from './wait';
 
 export { atEnd, closeAll };
 
@@ -169,6 +172,18 @@ export function connect(
   });
   sync.mount();
   return { sync, queryClient, statuses };
+}
+
+/** Connected through `provider`, signed in as alice (the default user), reading her inbox. */
+export async function readingInbox(server: { url: string }, provider: OAuthProvider) {
+  const connected = connect(server, provider);
+  const { sync } = connected;
+  const inbox = observeResource(sync, INBOX);
+  atEnd(inbox.unmount);
+  await eventually(() => expect(sync.getState().status).toBe('unauthorized'));
+  sync.authorize();
+  await eventually(() => expect(inbox.text()).toBe("alice's inbox"));
+  return { ...connected, inbox };
 }
 
 /** The `Authorization` headers a server received with this bearer token. */

@@ -214,6 +214,11 @@ export class Credentials {
     return this.#refreshes.stale(saved, this.held(issuer), this.signOuts(), of);
   }
 
+  /** Whether `saved`, a refresh's answer not kept, is left to nobody (`Refreshes#leftBehind`). */
+  leftBehind(saved: StoredOAuthTokens): boolean {
+    return this.#refreshes.leftBehind(saved, this.signOuts());
+  }
+
   /** Tokens and identity go; the count of sign-outs goes up (by any provider on the storage). */
   signOut(): void {
     const signOuts = this.signOuts() + 1;

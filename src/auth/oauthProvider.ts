@@ -14,8 +14,9 @@ import { followedBy } from './control';
 import { Credentials, canonicalResource, otherServer, signedWith, stepUpOf } from './credentials';
 import { clientMetadataOf, type OAuthProviderOptions } from './options';
 import { leaveFor } from './popup';
-import { revokeSignedOut } from './revoke';
+import { revokeIssued } from './revoke';
 import {
+  codeOf,
   PendingSignIn,
   randomState,
   readAuthorizationResponse,
@@ -134,11 +135,15 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    * Signed out meanwhile (here, in another tab, or the server was removed):
    * a code exchange that began before saves nothing, nor does a refresh of
    * tokens that are not the held ones any more (nothing is held, someone
-   * signed in since, or the held ones were refreshed elsewhere).
+   * signed in since, or the held ones were refreshed elsewhere). Dropped
+   * after a sign-out, a refresh token nothing holds (a code exchange's, a
+   * rotation's) is revoked: the grant the user left does not stay alive.
    */
-  saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
+  saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void | Promise<void> {
     const exchange = this.#exchanging;
-    if (exchange ? this.#signedOutSince(exchange) : this.#saved.stale(tokens, ctx?.issuer)) return;
+    if (exchange ? this.#signedOutSince(exchange) : this.#saved.stale(tokens, ctx?.issuer)) {
+      return exchange || this.#saved.leftBehind(tokens) ? this.#revoke(tokens) : undefined;
+    }
     this.#saved.setSigned((signed) => signedWith(tokens, ctx?.issuer ?? '', signed, exchange));
     this.#seenToken = tokens.access_token;
     this.#signIn.withdraw();
@@ -252,18 +257,13 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
   async complete(callbackUrl: string | URL): Promise<{ returnTo: string | undefined }> {
     const response = readAuthorizationResponse(callbackUrl);
     const signIn = this.#signIn.redeem(response);
-    if (response.error) {
-      throw new Error(
-        `sign-in failed: ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ''}`,
-      );
-    }
-    if (!response.code) throw new Error('the callback URL carries no authorization code');
+    const code = codeOf(response);
     const exchange = { ...signIn, signOuts: this.#saved.signOuts() };
     this.#exchanging = exchange;
     try {
       await auth(this, {
         serverUrl: String(this.#options.serverUrl),
-        authorizationCode: response.code,
+        authorizationCode: code,
         ...(response.iss !== null && { iss: response.iss }),
       });
     } finally {
@@ -297,14 +297,15 @@ export class OAuthProvider implements OAuthClientProvider, AuthAware {
    */
   async signOut(): Promise<void> {
     const { latest } = this.#saved.signed();
-    const issuer = latest?.issuer;
-    const metadata = this.#saved.discovery()?.authorizationServerMetadata;
-    const client = issuer === undefined ? undefined : this.clientInformation({ issuer });
     this.#saved.signOut();
     this.#signIn.clear();
     this.#seenToken = undefined;
     this.#notify();
-    await revokeSignedOut(latest, metadata, client);
+    await this.#revoke(latest);
+  }
+
+  #revoke(tokens: StoredOAuthTokens | undefined): Promise<void> {
+    return revokeIssued(tokens, this.#saved, (ctx) => this.clientInformation(ctx));
   }
 
   #signedOutSince(exchange: { signOuts: number } | undefined): boolean {

@@ -31,6 +31,12 @@ class Notes {
     return this.#notes.has(refreshToken);
   }
 
+  /** Whether some were noted, every one of them before the `signOuts`th sign-out. */
+  before(signOuts: number): boolean {
+    const notes = [...this.#notes.values()];
+    return notes.length > 0 && notes.every((note) => note.signOuts < signOuts);
+  }
+
   /** Whether some were noted, every one of them `identity`'s after `signOuts` sign-outs. */
   onlyOf(identity: string, signOuts: number): boolean {
     const notes = [...this.#notes.values()];
@@ -109,6 +115,18 @@ export class Refreshes {
     if (!this.startedFrom(held, signOuts)) return true;
     const kept = saved.refresh_token;
     return kept !== undefined && kept !== held?.refresh_token && this.#notes().has(kept);
+  }
+
+  /**
+   * Whether `saved`, a refresh's answer not kept, is left to nobody: every
+   * refresh noted here began before the latest sign-out (`signOuts`), and its
+   * refresh token is a new one (rotated), which nothing holds. Not so when a
+   * refresh began since (its answer may be dropped only because another tab
+   * refreshed the same user's tokens first: theirs may share its grant).
+   */
+  leftBehind(saved: StoredOAuthTokens, signOuts: number): boolean {
+    const kept = saved.refresh_token;
+    return kept !== undefined && !this.#notes().has(kept) && this.#notes().before(signOuts);
   }
 
   #notes(): Notes {

@@ -6,6 +6,21 @@ import {
 } from '@modelcontextprotocol/client';
 
 /**
+ * Revoke the refresh token of `tokens` with what a provider knows of the
+ * authorization server that issued them (`revokeSignedOut`): its metadata as
+ * last discovered (`saved`), the client registered there (`clientOf`).
+ */
+export function revokeIssued(
+  tokens: StoredOAuthTokens | undefined,
+  saved: { discovery(): { authorizationServerMetadata?: AuthorizationServerMetadata } | undefined },
+  clientOf: (ctx: { issuer: string }) => StoredOAuthClientInformation | undefined,
+): Promise<void> {
+  const issuer = tokens?.issuer;
+  const client = issuer === undefined ? undefined : clientOf({ issuer });
+  return revokeSignedOut(tokens, saved.discovery()?.authorizationServerMetadata, client);
+}
+
+/**
  * On sign-out: revoke the refresh token of `tokens` where the authorization
  * server that issued them advertises a `revocation_endpoint`.
  */

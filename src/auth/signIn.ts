@@ -21,6 +21,16 @@ export function readAuthorizationResponse(callbackUrl: string | URL): Authorizat
   };
 }
 
+/** The code of an authorization response, or why there is none (the user refused, say). */
+export function codeOf(response: AuthorizationResponse): string {
+  if (response.error) {
+    const description = response.errorDescription ? ` (${response.errorDescription})` : '';
+    throw new Error(`sign-in failed: ${response.error}${description}`);
+  }
+  if (!response.code) throw new Error('the callback URL carries no authorization code');
+  return response.code;
+}
+
 /** The authorization server gives no sign that it checks PKCE: signing in there is refused. */
 export class PkceNotSupportedError extends Error {
   override readonly name = 'PkceNotSupportedError';

@@ -6,7 +6,8 @@
  *   and nothing polls (reads counted on the server), on both eras.
  * - Isolation, as the browser enforces it: the view's origin is opaque, it reaches neither its
  *   sandbox proxy nor the host page, its CSP blocks its network, navigating its frame away ends
- *   it (the host is told: a CLOSED error); what it posts to the host window directly (past its
+ *   it (the host is told: a CLOSED error), and so does moving its frame in the page (the proxy
+ *   reloads); what it posts to the host window directly (past its
  *   proxy) is ignored, and so is what it posts through another view's proxy or meant for another
  *   view's host; a flood ends it in an error.
  * - The official example app servers from npm (`server-basic-react`, `server-basic-vanillajs`):
@@ -210,6 +211,26 @@ describe('isolation in Chromium', () => {
       'the view navigated away from its page, and its sandbox removed it',
     );
     expect(await ui.byId('tool-app-view').locator('iframe').count()).toBe(0);
+  });
+
+  it('a view whose sandbox frame is moved in the page (the browser reloads the proxy, and the view in it is gone) ends in CLOSED', async () => {
+    const { page, ui } = await openDashboard();
+    await ui.press('tool-app');
+    await viewFrame(page, 'tool-app-view');
+    // What a list that reorders its items does to an iframe: out of the document and back.
+    await ui
+      .byId('tool-app-view')
+      .locator('iframe')
+      .evaluate((frame) => {
+        const parent = frame.parentNode;
+        const next = frame.nextSibling;
+        document.body.appendChild(frame);
+        parent?.insertBefore(frame, next);
+      });
+    const alert = ui.byId('tool-app-view').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.getAttribute('data-code')).toBe('CLOSED');
+    expect(await alert.textContent()).toBe('the sandbox proxy reloaded, and the view is gone');
   });
 
   it('a message the view posts to the host window directly is ignored; through its proxy it is served', async () => {

@@ -26,7 +26,10 @@ export interface McpAppProps extends AppHostHandlers, ToolCallState {
   /** Theme, display mode, styles, locale… as the view should see them (`McpUiHostContext`). */
   hostContext?: McpUiHostContext;
   limits?: AppLimits;
-  /** How long the sandbox and the view may take to initialise (default 10 s). */
+  /**
+   * How long the sandbox and the view may take to initialise (default 10 s; `Infinity`: as long
+   * as a timer can wait, 24.8 days).
+   */
   initTimeoutMs?: number;
   /** Why nothing is shown, whatever the reason; the component also renders it. */
   onError?: (error: McpAppError) => void;

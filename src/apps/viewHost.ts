@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { McpCacheSync } from '../core/mcpCacheSync';
 import { DEFAULTS } from '../core/options';
+import { TIMER_MAX_MS } from '../core/timerMs';
 import { McpAppError } from './appErrors';
 import { GuardedTransport } from './guardedTransport';
 import { type AppLimits, limitsOf, MessageBudget } from './limits';
@@ -86,12 +87,22 @@ export interface ViewHostOptions extends AppHostHandlers {
   hostContext?: McpUiHostContext;
   hostInfo?: Implementation;
   limits?: AppLimits;
-  /** How long the sandbox and the view may take to initialise (default 10 s). */
+  /**
+   * How long the sandbox and the view may take to initialise (default 10 s; `Infinity`: as long
+   * as a timer can wait, 24.8 days).
+   */
   initTimeoutMs?: number;
   onStatus?: (status: ViewStatus) => void;
 }
 
 const DEFAULT_INIT_TIMEOUT_MS = 10_000;
+
+/**
+ * The wait a timer can take: past 2^31 - 1 ms (`Infinity` meant as "no limit"), `setTimeout`
+ * fires at once, so that is waited instead; anything not a number from 1 is the default.
+ */
+const initTimeoutOf = (ms: number | undefined): number =>
+  typeof ms === 'number' && ms >= 1 ? Math.min(ms, TIMER_MAX_MS) : DEFAULT_INIT_TIMEOUT_MS;
 
 export class ViewHost {
   readonly #options: ViewHostOptions;
@@ -159,7 +170,7 @@ export class ViewHost {
 
   /** Connects to the sandbox; the view must initialise within `initTimeoutMs`. */
   async start(): Promise<void> {
-    const timeoutMs = this.#options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS;
+    const timeoutMs = initTimeoutOf(this.#options.initTimeoutMs);
     const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
     this.#timer = setTimeout(() => {
       // Which of the two never came: the proxy page (a wrong URL, a sandbox server that is

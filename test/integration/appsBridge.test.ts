@@ -8,7 +8,7 @@
 import { InMemoryTransport, type Tool } from '@modelcontextprotocol/client';
 import { App } from '@modelcontextprotocol/ext-apps';
 import { QueryClient } from '@tanstack/query-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpAppError } from '../../src/apps/appErrors';
 import { templateOf } from '../../src/apps/uiResource';
 import {
@@ -355,6 +355,35 @@ describe('an MCP App view (one server)', () => {
     });
     expect(statuses).toEqual(['error']);
     expect(host.subscriptions).toEqual([]);
+  });
+
+  it('an initTimeoutMs longer than a timer can wait (Infinity: "no limit") waits that long, instead of timing out at once', async () => {
+    const server = await serve('modern');
+    const sync = connect(server);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const hosts = [Number.POSITIVE_INFINITY, 2 ** 31].map(
+        (initTimeoutMs) =>
+          new ViewHostClass({
+            sync,
+            tool: TOOL,
+            template: templateOf(VIEW_URI, {
+              contents: [{ uri: VIEW_URI, mimeType: 'text/html;profile=mcp-app', text: HTML }],
+            }),
+            transport: InMemoryTransport.createLinkedPair()[0],
+            initTimeoutMs,
+          }),
+      );
+      for (const host of hosts) {
+        cleanups.push(() => host.close());
+        await host.start();
+      }
+      // A proxy that takes a minute to load (a slow network) is still waited for.
+      vi.advanceTimersByTime(60_000);
+      expect(hosts.map((host) => host.status.status)).toEqual(['starting', 'starting']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a view that floods its host is closed (FLOOD) and its subscriptions are let go', async () => {

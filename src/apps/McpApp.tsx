@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
-import { useQuery } from '@tanstack/react-query';
+import { replaceEqualDeep, useQuery } from '@tanstack/react-query';
 import { type CSSProperties, type ReactNode, useEffect, useMemo, useRef } from 'react';
 import { errorMessage, isNotFound } from '../core/errors';
 import type { McpCacheSync } from '../core/mcpCacheSync';
@@ -161,7 +161,8 @@ function LoadedApp(props: LoadedAppProps) {
     [uri, html.data],
   );
   // Whatever the view is made of is its identity: a change starts a new view (a new frame).
-  const version = useVersion([template, resolved.tool, sync, props.sandbox.href]);
+  const tool = useEqual(resolved.tool);
+  const version = useVersion([template, tool, sync, props.sandbox.href]);
   let error: McpAppError | undefined;
   if (template instanceof McpAppError) error = template;
   else if (!template && html.error) {
@@ -179,12 +180,12 @@ function LoadedApp(props: LoadedAppProps) {
     <AppFrame
       key={version}
       {...props}
-      tool={resolved.tool}
+      tool={tool}
       template={template}
       hostContext={props.hostContext}
       limits={props.limits}
       initTimeoutMs={props.initTimeoutMs}
-      title={props.title ?? resolved.tool.title ?? resolved.tool.name}
+      title={props.title ?? tool.title ?? tool.name}
       className={props.className}
       style={props.style}
       onError={props.onError}
@@ -205,6 +206,17 @@ function useReported(error: McpAppError | undefined, onError: McpAppProps['onErr
     if (error && reported.current !== error.message) latest.current?.(error);
     reported.current = error?.message;
   });
+}
+
+/**
+ * `value`, or the previous one while they are deep-equal. TanStack shares a refetched list's
+ * entries by index: a tool added before this one makes its entry a new object, which must not
+ * restart the view.
+ */
+function useEqual<T>(value: T): T {
+  const kept = useRef(value);
+  kept.current = replaceEqualDeep(kept.current, value);
+  return kept.current;
 }
 
 /** A number that changes whenever one of `values` does (by identity), for keying a remount. */

@@ -8,11 +8,12 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { dehydrate, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpProvider, shouldPersistQuery } from '../../src';
 import { McpApp, type McpAppError } from '../../src/apps';
+import { toolListQueryOptions } from '../../src/core/queryOptions';
 import type { StoredTool, TestServer } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { ERA_CASES, start } from '../support/eras';
@@ -78,6 +79,14 @@ function renderApp(url: string, ui: ReactNode, queryClient = new QueryClient()) 
   const show = (children: ReactNode) => rendered.rerender(wrap(children));
   return { ...rendered, show, queryClient };
 }
+
+/** The sandbox frame, once it is rendered. */
+const frameIn = (container: HTMLElement) =>
+  eventually(() => {
+    const found = container.querySelector('iframe');
+    expect(found).not.toBeNull();
+    return found as HTMLIFrameElement;
+  });
 
 const errorOf = async () => {
   const alert = await eventually(() => screen.getByRole('alert'));
@@ -246,6 +255,22 @@ describe.each(ERA_CASES)('<McpApp> on the $kind server', ({ kind }) => {
 });
 
 describe('<McpApp> (one server)', () => {
+  it('keeps its view (the same frame) when the server adds a tool before its own in the list', async () => {
+    const server = await serve('modern');
+    const { container, queryClient } = renderApp(
+      server.url,
+      <McpApp tool="show_board" sandbox={SANDBOX} />,
+    );
+    const before = await frameIn(container);
+    const tools = toolListQueryOptions().queryKey;
+    await eventually(() => expect(queryClient.getQueryData(tools)).toHaveLength(TOOLS.length));
+    // Nothing about show_board changes: only its place in the list.
+    act(() => server.setTools([{ name: 'added_first' }, ...TOOLS]));
+    await eventually(() => expect(queryClient.getQueryData(tools)).toHaveLength(TOOLS.length + 1));
+    await idle(queryClient);
+    expect(container.querySelector('iframe')).toBe(before);
+  });
+
   it('refuses a sandbox on the page’s own origin (the view would run as the host)', async () => {
     const server = await serve('modern');
     renderApp(server.url, <McpApp tool="show_board" sandbox="/sandbox.html" />);
@@ -275,11 +300,7 @@ describe('<McpApp> (one server)', () => {
       server.url,
       <McpApp tool="show_board" sandbox={SANDBOX} />,
     );
-    const iframe = await eventually(() => {
-      const found = container.querySelector('iframe');
-      expect(found).not.toBeNull();
-      return found as HTMLIFrameElement;
-    });
+    const iframe = await frameIn(container);
     const askFor = (height: number) =>
       fromSandbox(iframe, {
         jsonrpc: '2.0',
@@ -307,11 +328,7 @@ describe('<McpApp> (one server)', () => {
       server.url,
       <McpApp tool="show_board" sandbox={SANDBOX} onError={(error) => errors.push(error)} />,
     );
-    const iframe = await eventually(() => {
-      const found = container.querySelector('iframe');
-      expect(found).not.toBeNull();
-      return found as HTMLIFrameElement;
-    });
+    const iframe = await frameIn(container);
     fromSandbox(iframe, { jsonrpc: '2.0', method: 'ui/notifications/sandbox-view-gone' });
     expect(await errorOf()).toEqual({
       code: 'CLOSED',

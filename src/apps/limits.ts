@@ -1,6 +1,7 @@
 /**
  * How much one view may ask of its host. A view is untrusted code: each of its messages costs the
- * host work, and its tool calls and subscriptions cost the server work, so they are bounded.
+ * host work, and its tool calls and subscriptions cost the server work, so they are bounded. A
+ * limit that is not a number from 0 (`undefined`, `NaN`) keeps its default; `Infinity` lifts it.
  */
 export interface AppLimits {
   /** Messages a view may send in one burst; past it the view is closed (default 200). */

@@ -6,6 +6,7 @@ import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
 import { fitsKey, isLiveRequest, misfit } from './keyShapes';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
+import { fitsCall, isShownElicitation, misshapenResult } from './replyShapes';
 import { Requests } from './requests';
 import { readBoundMs } from './serving';
 import { MAX_KEYS_PER_TAB } from './validate';
@@ -227,6 +228,15 @@ export class Follower {
           pending.reject(fromWire(message.error));
           return;
         }
+        if (pending.request.type === 'call') {
+          // What the app is given as the call's result (the leader's SDK checked its own).
+          if (!fitsCall(pending.request.variables, message.value)) {
+            // It may be a script's: the call may still run there, and nobody waits for it now.
+            this.#link.send({ type: 'cancel', tab, id: message.id });
+            pending.reject(misshapenResult());
+            return;
+          }
+        }
         if (pending.request.type === 'read') {
           // Only what a read of the key could return, dated no later than now, is taken.
           const { key } = pending.request;
@@ -258,7 +268,9 @@ export class Follower {
 
   /** The leader's pending elicitations, shown here; an answer goes back to it. */
   #mirror(items: SharedElicitation[]): void {
-    this.#link.context.serverRequests?.mirror(items, (id, result) =>
+    // Only what this tab's own connection would have shown (a form, a safe link).
+    const shown = items.filter((item) => isShownElicitation(item.params));
+    this.#link.context.serverRequests?.mirror(shown, (id, result) =>
       this.#link.send({ type: 'answer', tab: this.#link.tab, id, result }),
     );
   }

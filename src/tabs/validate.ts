@@ -2,6 +2,7 @@ import type { McpEvent } from '../core/events';
 import { severity } from '../core/logLevels';
 import { FORWARDED } from './link';
 import type { TabMessage } from './protocol';
+import { isProgress } from './replyShapes';
 
 /**
  * What arrives on a group's BroadcastChannel comes from any script of this
@@ -164,7 +165,7 @@ const SHAPES: Record<TabMessage['type'], Check> = {
   elicitations: (m) =>
     (m.to === undefined || isString(m.to)) &&
     isList(m.items, MAX_ITEMS, (item): item is object => isElicitation(item)),
-  progress: (m) => isString(m.to) && isId(m.id) && isObject(m.progress),
+  progress: (m) => isString(m.to) && isId(m.id) && isProgress(m.progress),
   reply: (m) =>
     isString(m.to) &&
     isId(m.id) &&

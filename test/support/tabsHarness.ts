@@ -7,7 +7,7 @@
 import type { CallToolResult, OAuthClientProvider } from '@modelcontextprotocol/client';
 import { QueryClient, type QueryKey, QueryObserver } from '@tanstack/query-core';
 import { afterEach, beforeEach, vi } from 'vitest';
-import { callTool } from '../../src/core';
+import { callTool, type ServerRequests } from '../../src/core';
 import type { McpEvent, McpEventOf } from '../../src/core/events';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { AuthControl } from '../../src/core/signIn';
@@ -72,6 +72,8 @@ export interface TabOptions {
   authContext?: string;
   /** Who is signed in when the tab opens, through a sign-in the test changes (`signIn`). */
   signedIn?: string;
+  /** What the server may ask of this tab (elicitations). */
+  serverRequests?: ServerRequests;
 }
 
 const everyTab: Tab[] = [];
@@ -92,7 +94,14 @@ export function browser() {
   const locks = new BrowserLocks();
   const hub = new FakeBroadcast();
   let count = 0;
-  const open = ({ page, url, scope, authContext, signedIn }: TabOptions = {}): Tab => {
+  const open = ({
+    page,
+    url,
+    scope,
+    authContext,
+    signedIn,
+    serverRequests,
+  }: TabOptions = {}): Tab => {
     count += 1;
     const label = `tab${count}`;
     const browserTab = locks.tab();
@@ -126,6 +135,7 @@ export function browser() {
       ...(scope !== undefined && { scope }),
       ...(authContext !== undefined && { authContext }),
       ...(signedIn !== undefined && { authProvider: signIn as unknown as OAuthClientProvider }),
+      ...(serverRequests && { serverRequests }),
       lingerMs: LINGER_MS,
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
       toolTimeoutMs: TOOL_TIMEOUT_MS,

@@ -5,9 +5,11 @@
  */
 import { QueryObserver } from '@tanstack/query-core';
 import { describe, expect, it, vi } from 'vitest';
+import { createServerRequests } from '../../src/core';
 import { toolListQueryOptions } from '../../src/core/queryOptions';
 import { track } from '../support/deferred';
 import {
+  browser,
   contents,
   GROUP,
   group,
@@ -98,6 +100,99 @@ describe('what a follower takes from the channel (rule 8, rule 14)', () => {
     }
     await settle();
     expect(tools.getCurrentResult().data).toEqual(read);
+    stop();
+  });
+
+  it('a reply to a tool call that is not a tool result (null, text, content not a list) fails the call, saying it may have run; the app never gets it as the result', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [, b] = tabs as [Tab, Tab];
+    const bad = [
+      null,
+      'done',
+      7,
+      { content: 'hi' },
+      { content: [null] },
+      { content: [], isError: 'yes' },
+    ];
+    for (const value of bad) {
+      const call = b.call({ name: 'echo' });
+      await settle();
+      const { id } = hub.sent(b.label, 'call').at(-1) as { id: number };
+      hub.inject(GROUP, { type: 'reply', to: b.id, id, value });
+      await settle();
+      expect(call.state).toBe('rejected');
+      expect(String(call.error)).toMatch(/may or may not have run/);
+      // Nobody waits for it any more: if it still runs on the leader, it stops there.
+      expect(hub.sent(b.label, 'cancel').at(-1)).toMatchObject({ id });
+    }
+  });
+
+  it('progress of a call that is not a progress notification (its count not a number, its message not text) does not reach onProgress', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [, b] = tabs as [Tab, Tab];
+    const onProgress = vi.fn();
+    b.call({ name: 'slow', onProgress });
+    await settle();
+    const { id } = hub.sent(b.label, 'call')[0] as { id: number };
+    for (const progress of [
+      {},
+      { progress: '1' },
+      { progress: 1, message: { html: 'x' } },
+      { progress: 1, total: 'all' },
+    ]) {
+      hub.inject(GROUP, { type: 'progress', to: b.id, id, progress });
+    }
+    await settle();
+    expect(onProgress).not.toHaveBeenCalled();
+    hub.inject(GROUP, {
+      type: 'progress',
+      to: b.id,
+      id,
+      progress: { progress: 1, total: 2, message: 'half' },
+    });
+    await settle();
+    expect(onProgress).toHaveBeenCalledWith({ progress: 1, total: 2, message: 'half' });
+  });
+
+  it('a question from the channel that the tab’s own connection would never show (a javascript: link, no message, a form without a schema) is not shown', async () => {
+    const b = browser();
+    b.open();
+    await b.settle();
+    const requests = createServerRequests({ elicitation: { form: true, url: true } });
+    const follower = b.open({ serverRequests: requests });
+    await b.settle();
+    const stop = requests.subscribeElicitations(() => {});
+    const fair = { message: 'Who are you?', requestedSchema: { type: 'object', properties: {} } };
+    b.hub.inject(GROUP, {
+      type: 'elicitations',
+      items: [
+        {
+          id: 1,
+          params: {
+            mode: 'url',
+            message: 'Sign in',
+            url: 'javascript:alert(1)',
+            elicitationId: 'e1',
+          },
+        },
+        {
+          id: 2,
+          params: {
+            message: { html: '<b>x</b>' },
+            requestedSchema: { type: 'object', properties: {} },
+          },
+        },
+        { id: 3, params: { message: 'Who?' } },
+        {
+          id: 4,
+          params: { message: 'Who?', requestedSchema: { type: 'object', properties: 'name' } },
+        },
+        { id: 5, params: fair },
+      ],
+    });
+    await b.settle();
+    expect(requests.getElicitations().map((entry) => entry.id)).toEqual([5]);
+    expect(follower.tabs()?.leader).toBe(false);
     stop();
   });
 });

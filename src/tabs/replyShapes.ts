@@ -12,7 +12,8 @@ import type { WireCall } from './protocol';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const optional = (value: unknown, check: (value: unknown) => boolean) =>
+/** Absent, or passing `check`. */
+export const optional = (value: unknown, check: (value: unknown) => boolean) =>
   value === undefined || check(value);
 const isText = (value: unknown) => typeof value === 'string';
 const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);

@@ -2,7 +2,7 @@ import type { McpEvent } from '../core/events';
 import { severity } from '../core/logLevels';
 import { FORWARDED } from './link';
 import type { TabMessage } from './protocol';
-import { isProgress } from './replyShapes';
+import { isProgress, optional } from './replyShapes';
 
 /**
  * What arrives on a group's BroadcastChannel comes from any script of this
@@ -83,10 +83,38 @@ const LIST_NAMES = new Set(['resources', 'tools', 'prompts']);
 const LIST_KINDS = new Set(['resources', 'resourceTemplates', 'tools', 'prompts']);
 const PHASES = new Set(['start', 'success', 'error']);
 
+const PHASES_OF_CONNECTION = new Set([
+  'connecting',
+  'ready',
+  'reconnecting',
+  'unauthorized',
+  'error',
+  'closed',
+]);
+
+/**
+ * The leader's connection, as useMcp() shows it to the app (status, error, era, counts): each
+ * field of its type, the error one with a text message (structured cloning keeps an Error's).
+ */
+function isConnection(state: unknown): boolean {
+  return (
+    isObject(state) &&
+    PHASES_OF_CONNECTION.has(state.phase as string) &&
+    optional(state.era, (era) => era === 'modern' || era === 'legacy') &&
+    optional(state.protocolVersion, (version) => typeof version === 'string') &&
+    optional(state.capabilities, isObject) &&
+    optional(state.error, (error) => isObject(error) && typeof error.message === 'string') &&
+    isCount(state.attempt) &&
+    optional(state.nextRetryAt, isTime) &&
+    isCount(state.reconnects) &&
+    optional(state.lastLoss, (loss) => typeof loss === 'string')
+  );
+}
+
 /** The fields each forwarded event's folds read (state, diagnostics), checked before dispatch. */
 const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
-  connection: (e) => isObject(e.state) && typeof e.state.phase === 'string',
-  status: (e) => typeof e.status === 'string',
+  connection: (e) => isConnection(e.state),
+  status: (e) => PHASES_OF_CONNECTION.has(e.status as string),
   stream: (e) => isObject(e.status) && typeof e.status.state === 'string',
   coverage: (e) =>
     isList(e.acknowledged, Number.POSITIVE_INFINITY, isString) &&

@@ -195,4 +195,51 @@ describe('what a follower takes from the channel (rule 8, rule 14)', () => {
     expect(follower.tabs()?.leader).toBe(false);
     stop();
   });
+
+  it('connection state from the channel that is not one (an unknown status, an error whose message is not text, a count that is not a number) is not what useMcp shows', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [, b] = tabs as [Tab, Tab];
+    const ready = {
+      phase: 'ready',
+      era: 'legacy',
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      error: undefined,
+      attempt: 0,
+      nextRetryAt: undefined,
+      reconnects: 0,
+      lastLoss: undefined,
+    };
+    const at = Date.now();
+    hub.inject(GROUP, { type: 'events', events: [{ type: 'connection', at, state: ready }] });
+    await settle();
+    expect(b.sync.getState()).toMatchObject({ status: 'ready', attempt: 0 });
+    const misshapen = [
+      { ...ready, phase: 'hacked' },
+      { ...ready, phase: 'error', error: { message: { html: '<b>x</b>' } } },
+      { ...ready, phase: 'error', error: 'down' },
+      { ...ready, attempt: 'many' },
+      { ...ready, nextRetryAt: 'soon' },
+      { ...ready, era: { name: 'x' } },
+      { ...ready, protocolVersion: 7 },
+      { ...ready, capabilities: 'all' },
+      { ...ready, reconnects: -1 },
+      { ...ready, lastLoss: { reason: 'x' } },
+    ];
+    for (const state of misshapen) {
+      hub.inject(GROUP, { type: 'events', events: [{ type: 'connection', at, state }] });
+      await settle();
+      const shown = b.sync.getState();
+      expect(shown).toMatchObject({ status: 'ready', attempt: 0, error: undefined });
+      expect([shown.era, shown.protocolVersion, shown.capabilities]).toEqual([
+        'legacy',
+        '2025-06-18',
+        {},
+      ]);
+      expect(shown.nextRetryAt).toBeUndefined();
+    }
+    // What diagnostics show of the connection (its losses) was not taken either.
+    const last = b.events.findLast((event) => event.type === 'connection');
+    expect(last).toMatchObject({ state: { lastLoss: undefined, reconnects: 0 } });
+  });
 });

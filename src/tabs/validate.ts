@@ -111,11 +111,32 @@ function isConnection(state: unknown): boolean {
   );
 }
 
+const STREAM_KINDS = new Set(['listen', 'legacy', 'none']);
+const STREAM_STATES = new Set(['idle', 'opening', 'open', 'reopening', 'unsupported', 'closed']);
+const CLOSE_REASONS = new Set(['local', 'graceful', 'remote', 'error']);
+const isText = (value: unknown) => typeof value === 'string';
+
+/** The leader's change stream, as useMcp() (while reconnecting) and the diagnostics show it. */
+function isStream(status: unknown): boolean {
+  return (
+    isObject(status) &&
+    STREAM_KINDS.has(status.kind as string) &&
+    STREAM_STATES.has(status.state as string) &&
+    isTime(status.since) &&
+    isCount(status.reopenCount) &&
+    optional(status.lastCloseReason, (reason) => CLOSE_REASONS.has(reason as string)) &&
+    isCount(status.attempt) &&
+    optional(status.nextRetryAt, isTime) &&
+    optional(status.lastError, isText) &&
+    optional(status.note, isText)
+  );
+}
+
 /** The fields each forwarded event's folds read (state, diagnostics), checked before dispatch. */
 const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
   connection: (e) => isConnection(e.state),
   status: (e) => PHASES_OF_CONNECTION.has(e.status as string),
-  stream: (e) => isObject(e.status) && typeof e.status.state === 'string',
+  stream: (e) => isStream(e.status),
   coverage: (e) =>
     isList(e.acknowledged, Number.POSITIVE_INFINITY, isString) &&
     isList(e.lost, Number.POSITIVE_INFINITY, isString) &&

@@ -242,4 +242,45 @@ describe('what a follower takes from the channel (rule 8, rule 14)', () => {
     const last = b.events.findLast((event) => event.type === 'connection');
     expect(last).toMatchObject({ state: { lastLoss: undefined, reconnects: 0 } });
   });
+
+  it('a stream status from the channel that is not one (an unknown state, a count or date that is not a number, an error that is not text) is not what useMcp and diagnostics show', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [, b] = tabs as [Tab, Tab];
+    const at = Date.now();
+    const state = { phase: 'ready', attempt: 0, reconnects: 0, capabilities: {} };
+    const reopening = {
+      kind: 'listen',
+      state: 'reopening',
+      since: at,
+      reopenCount: 1,
+      lastCloseReason: 'error',
+      attempt: 2,
+      nextRetryAt: at + 1000,
+      lastError: 'the stream broke',
+      note: undefined,
+    };
+    const events = (...list: unknown[]) => hub.inject(GROUP, { type: 'events', events: list });
+    events({ type: 'connection', at, state }, { type: 'stream', at, status: reopening });
+    await settle();
+    expect(b.sync.getState()).toMatchObject({ status: 'reconnecting', attempt: 2 });
+    const misshapen = [
+      { ...reopening, state: 'hacked' },
+      { ...reopening, kind: 'websocket' },
+      { ...reopening, attempt: 'many' },
+      { ...reopening, nextRetryAt: 'soon' },
+      { ...reopening, lastError: { html: '<b>x</b>' } },
+      { ...reopening, note: { html: '<b>x</b>' } },
+      { ...reopening, reopenCount: -1 },
+      { ...reopening, since: 'then' },
+      { ...reopening, lastCloseReason: { why: 'x' } },
+    ];
+    for (const status of misshapen) {
+      events({ type: 'stream', at, status });
+      await settle();
+      expect(b.sync.getState()).toMatchObject({ status: 'reconnecting', attempt: 2 });
+      expect(b.events.findLast((event) => event.type === 'stream')).toMatchObject({
+        status: reopening,
+      });
+    }
+  });
 });

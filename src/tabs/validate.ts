@@ -153,8 +153,16 @@ const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
   updated: (e) => isString(e.uri) && typeof e.matched === 'boolean',
   list_changed: (e) => LIST_NAMES.has(e.list as string),
   malformed: (e) => typeof e.method === 'string' && typeof e.reason === 'string',
-  read: (e) => isString(e.uri) && PHASES.has(e.phase as string),
-  list: (e) => LIST_KINDS.has(e.list as string) && PHASES.has(e.phase as string),
+  read: (e) =>
+    isString(e.uri) &&
+    PHASES.has(e.phase as string) &&
+    optional(e.error, isText) &&
+    optional(e.digest, isText),
+  list: (e) =>
+    LIST_KINDS.has(e.list as string) &&
+    PHASES.has(e.phase as string) &&
+    optional(e.count, isCount) &&
+    optional(e.error, isText),
   task: (e) => isString(e.taskId) && isString(e.status),
   ping: (e) =>
     (e.rttMs === undefined || (isTime(e.rttMs) && Number(e.rttMs) >= 0)) &&

@@ -283,4 +283,22 @@ describe('what a follower takes from the channel (rule 8, rule 14)', () => {
       });
     }
   });
+
+  it('a read or list event from the channel whose error, digest or count is not of its type is not taken (diagnostics and devtools show them)', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [, b] = tabs as [Tab, Tab];
+    const at = Date.now();
+    const sent = [
+      { type: 'read', at, phase: 'error', uri: 'doc://fair', error: 'gone' },
+      { type: 'read', at, phase: 'error', uri: 'doc://1', error: { html: '<b>x</b>' } },
+      { type: 'read', at, phase: 'success', uri: 'doc://2', digest: 42 },
+      { type: 'list', at, list: 'tools', phase: 'success', count: 'all' },
+      { type: 'list', at, list: 'tools', phase: 'error', error: ['x'] },
+      { type: 'list', at, list: 'prompts', phase: 'success', count: 3 },
+    ];
+    for (const event of sent) hub.inject(GROUP, { type: 'events', events: [event] });
+    await settle();
+    const taken = b.events.filter((event) => event.type === 'read' || event.type === 'list');
+    expect(taken).toEqual([sent[0], sent[5]]);
+  });
 });

@@ -231,7 +231,8 @@ const SHAPES: Record<TabMessage['type'], Check> = {
     (m.error === undefined ||
       (isObject(m.error) &&
         typeof m.error.name === 'string' &&
-        typeof m.error.message === 'string')),
+        typeof m.error.message === 'string' &&
+        optional(m.error.code, (code) => isText(code) || Number.isFinite(code)))),
   data: (m) => isKey(m.key) && isTime(m.updatedAt),
   events: (m) =>
     (m.to === undefined || isString(m.to)) &&

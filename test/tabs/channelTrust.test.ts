@@ -13,6 +13,7 @@ import {
   contents,
   GROUP,
   group,
+  readIn,
   resourceKey,
   type Tab,
   withFakeTabs,
@@ -300,5 +301,20 @@ describe('what a follower takes from the channel (rule 8, rule 14)', () => {
     await settle();
     const taken = b.events.filter((event) => event.type === 'read' || event.type === 'list');
     expect(taken).toEqual([sent[0], sent[5]]);
+  });
+
+  it('a failed reply whose error code is neither text nor a number is not taken: the request waits for the leader’s own reply', async () => {
+    const { tabs, hub, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const read = readIn(b, 'doc://1');
+    await settle();
+    const { id } = hub.sent(b.label, 'read')[0] as { id: number };
+    const error = { name: 'McpQueryError', message: 'no', code: { html: '<b>x</b>' } };
+    hub.inject(GROUP, { type: 'reply', to: b.id, id, error });
+    await settle();
+    expect(read.state).toBe('pending');
+    a.local.answer(0, contents('doc://1', 'v1'));
+    await settle();
+    expect(read.value).toEqual(contents('doc://1', 'v1'));
   });
 });

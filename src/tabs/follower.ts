@@ -6,10 +6,10 @@ import type { CallToolVariables, McpAction, Upstream } from '../core/upstream';
 import { fitsKey, isLiveRequest, misfit } from './keyShapes';
 import type { GroupLink } from './link';
 import { fromWire, type TabMessage, type WireCall } from './protocol';
-import { fitsCall, isShownElicitation, misshapenResult } from './replyShapes';
+import { fitsCall, isShownElicitation, misshapenResult, tooBigToShare } from './replyShapes';
 import { Requests } from './requests';
 import { readBoundMs } from './serving';
-import { MAX_KEYS_PER_TAB } from './validate';
+import { isKey, MAX_KEYS_PER_TAB } from './validate';
 
 /** How far ahead of this tab's clock content may be dated (one browser, one clock: coarsening). */
 const MAX_AHEAD_MS = 1000;
@@ -48,6 +48,8 @@ export class Follower {
 
   read(key: QueryKey, signal: AbortSignal): Promise<unknown> {
     const { context, tab } = this.#link;
+    // The leader refuses a key past the bounds of a tab message, unanswered: fail now.
+    if (!isKey(key)) return Promise.reject(tooBigToShare(key));
     const fresh = this.#find(key)?.state.isInvalidated === true;
     // The leader's read may take long (a flight of its own, retried, each try bounded): this
     // waits while the leader says it still runs it, up to the longest it may take.
@@ -286,11 +288,12 @@ export class Follower {
     for (const query of queryClient.getQueryCache().getAll()) {
       const key = query.queryKey;
       const live = keys.listOf(key) !== undefined || isLiveRequest(keys, key);
-      if (live && query.getObserversCount() > 0) held.push(key);
+      if (live && query.getObserversCount() > 0 && isKey(key)) held.push(key);
     }
     for (const uri of desire().uris) {
       if (held.length >= MAX_KEYS_PER_TAB) break;
-      held.push(keys.resource(uri));
+      const key = keys.resource(uri);
+      if (isKey(key)) held.push(key);
     }
     return held.slice(0, MAX_KEYS_PER_TAB);
   }

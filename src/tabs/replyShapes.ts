@@ -12,6 +12,14 @@ import type { WireCall } from './protocol';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A key too big for a tab message (validate.ts): what this tab reads through the leader, nothing sent. */
+export function tooBigToShare(key: readonly unknown[]): McpQueryError {
+  return new McpQueryError(
+    'INVALID_ARGUMENTS',
+    `${JSON.stringify(key).slice(0, 200)}… is too long to go to the tab holding the connection (a URI of at most 8,192 characters, arguments of at most 16,384 and 64 entries); nothing was sent`,
+  );
+}
+
 /** Absent, or passing `check`. */
 export const optional = (value: unknown, check: (value: unknown) => boolean) =>
   value === undefined || check(value);

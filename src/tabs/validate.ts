@@ -50,9 +50,10 @@ function partChars(value: unknown, depth: number): number {
 
 /**
  * A query key: a short array of non-empty strings and small objects (an MCP key is at most
- * ['mcp', scope, 'completion', ref, argument, context]), bounded in size.
+ * ['mcp', scope, 'completion', ref, argument, context]), bounded in size. A follower sends no
+ * other (follower.ts): the leader would refuse the whole message.
  */
-const isKey = (value: unknown) => {
+export const isKey = (value: unknown) => {
   if (!Array.isArray(value) || value.length === 0 || value.length > 6) return false;
   let chars = 0;
   for (const part of value) {

@@ -3,7 +3,9 @@
  * follower gets through the leader, whatever the leader's own components do meanwhile and
  * however many resources the follower shows. Fake tabs as in roles.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { QueryObserver } from '@tanstack/query-core';
+import { describe, expect, it, vi } from 'vitest';
+import { promptQueryOptions } from '../../src/core/prompts';
 import { MAX_REQUESTS_PER_TAB } from '../../src/tabs/leader';
 import { track } from '../support/deferred';
 import { contents, group, type Tab, withFakeTabs } from '../support/tabsHarness';
@@ -60,5 +62,27 @@ describe('a follower showing many resources (rule 14)', () => {
     views.forEach((view, i) => {
       expect(view.data()).toEqual(contents(`doc://${i}`, 'v1'));
     });
+  });
+
+  it('a follower showing a prompt whose argument is longer than a tab message carries still has the rest of what it shows held by the leader, and that prompt fails at once', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    b.observe('doc://1');
+    await settle();
+    expect(a.local.desires.at(-1)?.uris).toEqual(['doc://1']);
+    // A user pasted a long text as the prompt's argument.
+    const pasted = { code: 'x'.repeat(20_000) };
+    const prompt = new QueryObserver(b.queryClient, {
+      ...promptQueryOptions('review', pasted),
+      retry: false,
+    });
+    const stop = prompt.subscribe(() => {});
+    b.observe('doc://2');
+    await settle();
+    expect(a.local.desires.at(-1)?.uris).toEqual(['doc://1', 'doc://2']);
+    // Not left waiting for a reply that cannot come (the leader refuses the message whole).
+    await vi.advanceTimersByTimeAsync(0);
+    expect(prompt.getCurrentResult().error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    stop();
   });
 });

@@ -65,7 +65,11 @@ export const isKey = (value: unknown) => {
 const isList = <T>(value: unknown, max: number, item: (entry: unknown) => entry is T) =>
   Array.isArray(value) && value.length <= max && value.every(item);
 
-/** A log message's data, as JSON, is cut at 8,000 characters where it is received. */
+/**
+ * A log message's data, as JSON, is cut at 8,000 characters where it is received (serverLog.ts):
+ * data whose JSON is longer arrives as that JSON, cut, a string (which as JSON again can be
+ * twice as long: every quote in it escaped).
+ */
 const MAX_LOG_CHARS = 8192;
 
 /** How long `value` is as JSON (infinite when it is not JSON). */
@@ -171,7 +175,7 @@ const EVENT_SHAPES: Partial<Record<McpEvent['type'], Check>> = {
   log: (e) =>
     severity(e.level) >= 0 &&
     (e.logger === undefined || (typeof e.logger === 'string' && e.logger.length <= 256)) &&
-    jsonChars(e.data) <= MAX_LOG_CHARS,
+    (typeof e.data === 'string' ? e.data.length : jsonChars(e.data)) <= MAX_LOG_CHARS,
 };
 
 const isEvent = (value: unknown): value is McpEvent => {

@@ -5,6 +5,7 @@
  * roles.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { clip } from '../../src/core/errors';
 import type { McpEvent } from '../../src/core/events';
 import { internalsOf } from '../../src/core/internals';
 import { MAX_KEYS_PER_TAB } from '../../src/tabs/validate';
@@ -36,4 +37,22 @@ describe('message sizes between tabs (rule 14)', () => {
     expect(interest.keys).toHaveLength(MAX_KEYS_PER_TAB);
     expect(a.local.desires.at(-1)?.uris).toHaveLength(MAX_KEYS_PER_TAB);
   }, 60_000);
+
+  it('a server’s log message cut at 8,000 characters of JSON (serverLog.ts) reaches the followers, and so do the events sent with it', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const bus = internalsOf(a.sync).events.bus;
+    // A structured log message of many short strings: its JSON is mostly quotes and commas.
+    const json = JSON.stringify(Array.from({ length: 3000 }, (_, i) => `k${i}`));
+    const data = clip(json, 8000);
+    bus.emit({ type: 'log', level: 'info', data });
+    bus.emit({ type: 'coverage', acknowledged: ['doc://1'], lists: ['resources'], lost: [] });
+    await settle();
+    expect(b.events.filter((event) => event.type === 'log')).toMatchObject([{ data }]);
+    expect(b.events.filter((event) => event.type === 'coverage')).toHaveLength(1);
+    // Still bounded: longer text than the leader ever sends is refused.
+    bus.emit({ type: 'log', level: 'info', data: 'x'.repeat(9000) });
+    await settle();
+    expect(b.events.filter((event) => event.type === 'log')).toHaveLength(1);
+  });
 });

@@ -10,6 +10,12 @@ import { sandboxProxyResponse } from '../../src/apps/sandbox';
 
 const LOOPBACK_ORIGIN = /^https?:\/\/(?:(?:[^:/]+\.)?localhost|127\.0\.0\.1|\[::1\])(?::\d+)?$/;
 export const SANDBOX_PATH = '/sandbox';
+/**
+ * The longest message a view may send through this proxy. The playground's views send little, so
+ * it shows `maxMessageChars` well under the default (8 MiB), and the browser tests can pass it
+ * cheaply.
+ */
+export const SANDBOX_MAX_MESSAGE_CHARS = 256 * 1024;
 
 export interface SandboxServer {
   /** e.g. http://127.0.0.1:41234/sandbox */
@@ -26,7 +32,10 @@ export async function startSandboxServer(): Promise<SandboxServer> {
         .end('only the sandbox proxy lives here\n');
       return;
     }
-    const answer = sandboxProxyResponse(url, { hostOrigins: (o) => LOOPBACK_ORIGIN.test(o) });
+    const answer = sandboxProxyResponse(url, {
+      hostOrigins: (o) => LOOPBACK_ORIGIN.test(o),
+      maxMessageChars: SANDBOX_MAX_MESSAGE_CHARS,
+    });
     res.writeHead(answer.status, answer.headers).end(answer.body);
   });
   await new Promise<void>((resolve, reject) => {

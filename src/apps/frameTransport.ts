@@ -7,6 +7,23 @@ import {
 
 /** The sandbox proxy's word that it removed the view (sandbox.ts): the view's connection ends. */
 export const VIEW_GONE = 'ui/notifications/sandbox-view-gone';
+/** The sandbox proxy's word that it dropped a message of the view (too long, or not JSON). */
+export const MESSAGE_DROPPED = 'ui/notifications/sandbox-message-dropped';
+
+const count = (n: unknown): string | undefined =>
+  typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : undefined;
+
+/** What the view did, from the proxy's notice (only numbers from it go into the text). */
+function dropped(params: Record<string, unknown> | undefined): string {
+  if (params?.reason === 'not-json') {
+    return 'the view sent a message that is not JSON (a cycle, a BigInt), and its sandbox dropped it';
+  }
+  const chars = count(params?.chars);
+  const max = count(params?.max);
+  const details = [chars && `${chars} characters`, max && `at most ${max}`].filter(Boolean);
+  const said = details.length > 0 ? ` (${details.join(', ')})` : '';
+  return `the view sent a message longer than its sandbox relays${said}, and its sandbox dropped it`;
+}
 
 /**
  * The host's end of the `postMessage` channel to one sandbox proxy frame. A message counts only
@@ -18,7 +35,15 @@ export const VIEW_GONE = 'ui/notifications/sandbox-view-gone';
  * ext-apps' `PostMessageTransport` checks the source alone and posts to `*`; hence this one.
  *
  * The proxy removes a view that navigated its frame away and says so (`VIEW_GONE`, a method the
- * proxy never relays from a view): the transport then closes, with `closeReason` saying why.
+ * proxy never relays from a view): the transport then closes, with `closeReason` saying why. A
+ * message the proxy dropped (longer than its `maxMessageChars`, or not JSON: sandbox.ts) never
+ * comes here; its notice (`MESSAGE_DROPPED`) is reported like a message that is not JSON-RPC.
+ *
+ * No size check of its own: only the proxy frame gets here, and by the time the listener runs
+ * the host has paid the clone. Measuring an object walks all of it (`JSON.stringify`: ~140 ms for
+ * a 50 MB string), where the parse reads the envelope and the names in `params` (under 1 ms for
+ * that one): it would cost every message more than it spares. The bound is the proxy's, paid in
+ * the sandbox's process.
  */
 export class FrameTransport implements Transport {
   readonly #frame: HTMLIFrameElement;
@@ -63,6 +88,10 @@ export class FrameTransport implements Transport {
       message = parseJSONRPCMessage(event.data);
     } catch {
       this.onerror?.(new Error('the view sent a message that is not JSON-RPC'));
+      return;
+    }
+    if ('method' in message && !('id' in message) && message.method === MESSAGE_DROPPED) {
+      this.onerror?.(new Error(dropped(message.params)));
       return;
     }
     if ('method' in message && !('id' in message) && message.method === VIEW_GONE) {

@@ -8,9 +8,10 @@
  * so a view reaches neither the proxy, nor the host, nor another view, and it relays JSON-RPC
  * messages both ways, checking origin and source on each hop: from the parent only if it is the
  * host origin named in the URL (and allowed here), from the inner frame only if it is that frame.
- * The view's CSP is this response's header, built from the declaration in the URL (origins
- * only, see csp.ts); the inner frame inherits it and cannot loosen it. `frame-ancestors` keeps
- * other sites from embedding the page.
+ * What the view posts is bounded here too (`maxMessageChars`), before the host page pays for it:
+ * see `proxyScript`. The view's CSP is this response's header, built from the declaration in the
+ * URL (origins only, see csp.ts); the inner frame inherits it and cannot loosen it.
+ * `frame-ancestors` keeps other sites from embedding the page.
  */
 import { cspDirectives, isCspOrigin, sanitizeCsp } from './csp';
 
@@ -20,7 +21,20 @@ export { cspDirectives, sanitizeCsp } from './csp';
 export interface SandboxProxyOptions {
   /** Origins of the host pages that may embed the proxy (the app using `<McpApp>`). */
   hostOrigins: readonly string[] | ((origin: string) => boolean);
+  /**
+   * The longest message a view may send, in characters of its JSON (default 8 MiB, 8,388,608:
+   * room for a model-context update carrying an image as base64). A longer one, or one that is
+   * not JSON, never reaches the host page. Not a number from 1 (`undefined`, `NaN`, 0): the
+   * default; `Infinity` lifts it.
+   */
+  maxMessageChars?: number;
 }
+
+/** `SandboxProxyOptions.maxMessageChars` when none (or no number from 1) is given. */
+export const DEFAULT_MAX_MESSAGE_CHARS = 8 * 1024 * 1024;
+
+const maxCharsOf = (given: number | undefined): number =>
+  typeof given === 'number' && given >= 1 ? given : DEFAULT_MAX_MESSAGE_CHARS;
 
 export interface SandboxProxyResponse {
   status: number;
@@ -35,12 +49,22 @@ const RESERVED = 'ui/notifications/sandbox-';
  * HTML document (a second `sandbox-resource-ready` is ignored) and, if it navigates its frame
  * away, is removed: whatever it then showed would otherwise keep receiving the host's messages.
  * The host is told (`sandbox-view-gone`, frameTransport.ts's `VIEW_GONE`) and ends the view.
+ *
+ * A view's message goes up as its JSON, parsed again: what the host page clones is plain data of
+ * at most `MAX` characters (a Map, a Blob or a sparse array the view posted is no longer carried
+ * along at whatever size). One longer, or not JSON (a cycle, a BigInt), is dropped here: a
+ * request is answered with an error, so the view does not wait, and the host is told
+ * (`sandbox-message-dropped`, frameTransport.ts's `MESSAGE_DROPPED`), which counts it against
+ * the view's message budget. Measuring is the proxy's work, in the sandbox's process when it is
+ * another site than the host page (site isolation is by site: a sibling subdomain can share the
+ * host page's process, and its main thread).
  */
-function proxyScript(host: string): string {
+function proxyScript(host: string, maxChars: number): string {
   return `(() => {
   'use strict';
   const HOST = ${JSON.stringify(host).replace(/</g, '\\u003c')};
   const RESERVED = ${JSON.stringify(RESERVED)};
+  const MAX = ${String(maxChars)};
   if (window.parent === window) return;
   let inner;
   let dead = false;
@@ -63,6 +87,17 @@ function proxyScript(host: string): string {
     inner.srcdoc = params.html;
     document.body.appendChild(inner);
   };
+  const drop = (data, reason, chars) => {
+    const id = data.id;
+    if (typeof data.method === 'string' && (typeof id === 'string' || typeof id === 'number')) {
+      const message = reason === 'too-large'
+        ? 'message too large: the sandbox relays at most ' + MAX + ' characters of JSON'
+        : 'message is not JSON: the sandbox relays JSON-RPC only';
+      inner.contentWindow.postMessage({ jsonrpc: '2.0', id, error: { code: -32000, message } }, '*');
+    }
+    const params = typeof chars === 'number' ? { reason, chars, max: MAX } : { reason, max: MAX };
+    window.parent.postMessage({ jsonrpc: '2.0', method: RESERVED + 'message-dropped', params }, HOST);
+  };
   window.addEventListener('message', (event) => {
     const data = event.data;
     if (dead || !isMessage(data)) return;
@@ -71,14 +106,25 @@ function proxyScript(host: string): string {
       else if (inner && inner.contentWindow) inner.contentWindow.postMessage(data, '*');
     } else if (inner && event.source === inner.contentWindow && event.origin === 'null') {
       if (typeof data.method === 'string' && data.method.startsWith(RESERVED)) return;
-      window.parent.postMessage(data, HOST);
+      let json;
+      let tooLarge = false;
+      try {
+        json = JSON.stringify(data);
+      } catch (error) {
+        tooLarge = error instanceof RangeError;
+      }
+      if (typeof json === 'string' && json.length <= MAX) {
+        window.parent.postMessage(JSON.parse(json), HOST);
+        return;
+      }
+      drop(data, typeof json === 'string' || tooLarge ? 'too-large' : 'not-json', json && json.length);
     }
   });
   window.parent.postMessage({ jsonrpc: '2.0', method: RESERVED + 'proxy-ready', params: {} }, HOST);
 })();`;
 }
 
-function page(host: string): string {
+function page(host: string, maxChars: number): string {
   return `<!doctype html>
 <html>
 <head>
@@ -87,7 +133,7 @@ function page(host: string): string {
 <style>html,body{margin:0;padding:0;height:100%;overflow:hidden;background:transparent}iframe{display:block;border:0;width:100%;height:100%}</style>
 </head>
 <body>
-<script>${proxyScript(host)}</script>
+<script>${proxyScript(host, maxChars)}</script>
 </body>
 </html>
 `;
@@ -156,6 +202,6 @@ export function sandboxProxyResponse(
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
     },
-    body: page(host),
+    body: page(host, maxCharsOf(options.maxMessageChars)),
   };
 }

@@ -7,8 +7,10 @@
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FrameTransport, VIEW_GONE } from '../../src/apps/frameTransport';
-import { sandboxProxyResponse } from '../../src/apps/sandbox';
+import { FrameTransport, MESSAGE_DROPPED, VIEW_GONE } from '../../src/apps/frameTransport';
+import { GuardedTransport } from '../../src/apps/guardedTransport';
+import { MessageBudget } from '../../src/apps/limits';
+import { DEFAULT_MAX_MESSAGE_CHARS, sandboxProxyResponse } from '../../src/apps/sandbox';
 
 const SANDBOX = 'http://127.0.0.1:9';
 const PING: JSONRPCMessage = { jsonrpc: '2.0', id: 1, method: 'ping' };
@@ -23,6 +25,17 @@ function frame(): HTMLIFrameElement {
   return iframe;
 }
 
+/** A started transport for `iframe`, with what it passes on and what it reports. */
+async function listening(iframe: HTMLIFrameElement) {
+  const transport = new FrameTransport(iframe, SANDBOX);
+  const received: unknown[] = [];
+  const errors: string[] = [];
+  transport.onmessage = (message) => received.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  await transport.start();
+  return { transport, received, errors };
+}
+
 function deliver(data: unknown, init: { origin: string; source: Window | null }) {
   window.dispatchEvent(new MessageEvent('message', { data, ...init }));
 }
@@ -31,12 +44,7 @@ describe("the host's end of a sandbox frame", () => {
   it('takes JSON-RPC from its frame on the sandbox origin, and nothing else', async () => {
     const iframe = frame();
     const other = frame();
-    const transport = new FrameTransport(iframe, SANDBOX);
-    const received: unknown[] = [];
-    const errors: string[] = [];
-    transport.onmessage = (message) => received.push(message);
-    transport.onerror = (error) => errors.push(error.message);
-    await transport.start();
+    const { transport, received, errors } = await listening(iframe);
 
     deliver(PING, { origin: SANDBOX, source: iframe.contentWindow });
     deliver(PING, { origin: 'http://evil.example', source: iframe.contentWindow });
@@ -87,6 +95,67 @@ describe("the host's end of a sandbox frame", () => {
     expect(closed).toBe(1);
   });
 
+  it('reports a message its proxy dropped (too long, or not JSON) as an error, from its own proxy only, and passes nothing on', async () => {
+    const iframe = frame();
+    const { received, errors } = await listening(iframe);
+    const notice = (params: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      method: MESSAGE_DROPPED,
+      params,
+    });
+    deliver(notice({ reason: 'too-large', chars: 9_000_000, max: 8_388_608 }), {
+      origin: 'http://evil.example',
+      source: iframe.contentWindow,
+    });
+    expect(errors).toEqual([]);
+
+    deliver(notice({ reason: 'too-large', chars: 9_000_000, max: 8_388_608 }), {
+      origin: SANDBOX,
+      source: iframe.contentWindow,
+    });
+    deliver(notice({ reason: 'too-large', max: 8_388_608 }), {
+      origin: SANDBOX,
+      source: iframe.contentWindow,
+    });
+    deliver(notice({ reason: 'not-json', max: 8_388_608 }), {
+      origin: SANDBOX,
+      source: iframe.contentWindow,
+    });
+    // Only numbers from the notice go into the text.
+    deliver(notice({ reason: 'too-large', chars: '<b>', max: 'lots' }), {
+      origin: SANDBOX,
+      source: iframe.contentWindow,
+    });
+    expect(errors).toEqual([
+      'the view sent a message longer than its sandbox relays (9,000,000 characters, at most 8,388,608), and its sandbox dropped it',
+      'the view sent a message longer than its sandbox relays (at most 8,388,608), and its sandbox dropped it',
+      'the view sent a message that is not JSON (a cycle, a BigInt), and its sandbox dropped it',
+      'the view sent a message longer than its sandbox relays, and its sandbox dropped it',
+    ]);
+    expect(received).toEqual([]);
+  });
+
+  it('counts each message its proxy dropped against the view: one that keeps sending them is a flood', async () => {
+    const iframe = frame();
+    let floods = 0;
+    const guarded = new GuardedTransport(new FrameTransport(iframe, SANDBOX), {
+      budget: new MessageBudget({ burst: 3, perSecond: 0 }),
+      inFlight: 16,
+      onFlood: () => {
+        floods += 1;
+      },
+    });
+    const errors: string[] = [];
+    guarded.onerror = (error) => errors.push(error.message);
+    await guarded.start();
+    const notice = { jsonrpc: '2.0', method: MESSAGE_DROPPED, params: { reason: 'not-json' } };
+    for (let i = 0; i < 5; i += 1) {
+      deliver(notice, { origin: SANDBOX, source: iframe.contentWindow });
+    }
+    expect(errors).toHaveLength(3);
+    expect(floods).toBe(1);
+  });
+
   it('posts to the sandbox origin only, never to "*"', async () => {
     const iframe = frame();
     const post = vi.spyOn(iframe.contentWindow as Window, 'postMessage');
@@ -121,6 +190,26 @@ describe('the sandbox proxy page', () => {
     expect(VIEW_GONE).toBe('ui/notifications/sandbox-view-gone');
     expect(response.body).toContain("RESERVED + 'view-gone'");
     expect(response.body).toContain('const RESERVED = "ui/notifications/sandbox-";');
+  });
+
+  it('bounds what a view may send at maxMessageChars, 8 MiB unless the server gives a number from 1 (Infinity lifts it)', () => {
+    const limit = (maxMessageChars?: number) =>
+      /const MAX = ([^;]+);/.exec(
+        sandboxProxyResponse(url({ host: HOST, csp: '{}' }), { ...options, maxMessageChars }).body,
+      )?.[1];
+    expect(DEFAULT_MAX_MESSAGE_CHARS).toBe(8_388_608);
+    expect(limit()).toBe('8388608');
+    expect(limit(1_000)).toBe('1000');
+    expect(limit(1)).toBe('1');
+    expect(limit(Number.POSITIVE_INFINITY)).toBe('Infinity');
+    for (const invalid of [0, 0.5, -1, Number.NaN, '1000' as unknown as number]) {
+      expect(limit(invalid), String(invalid)).toBe('8388608');
+    }
+    // What the view posted goes up as its JSON, parsed again; what is dropped is said upward.
+    const body = sandboxProxyResponse(url({ host: HOST, csp: '{}' }), options).body;
+    expect(body).toContain('window.parent.postMessage(JSON.parse(json), HOST);');
+    expect(MESSAGE_DROPPED).toBe('ui/notifications/sandbox-message-dropped');
+    expect(body).toContain("RESERVED + 'message-dropped'");
   });
 
   it('is refused to a host that is not allowed, or not an origin, or with a CSP that is not JSON', () => {

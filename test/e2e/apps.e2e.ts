@@ -9,14 +9,18 @@
  *   it (the host is told: a CLOSED error), and so does moving its frame in the page (the proxy
  *   reloads); what it posts to the host window directly (past its
  *   proxy) is ignored, and so is what it posts through another view's proxy or meant for another
- *   view's host; a flood ends it in an error.
+ *   view's host; a flood ends it in an error. A message longer than its sandbox relays
+ *   (`maxMessageChars`) never reaches the host page: a request is answered with an error by the
+ *   proxy, and a view that keeps sending them ends in FLOOD.
  * - The official example app servers from npm (`server-basic-react`, `server-basic-vanillajs`):
  *   each renders, calls its tool through the bridge and shows the result; its `ui/message`
  *   reaches the host, and its link opens only if the user agrees.
  */
 import type { Frame, Page, Request } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SANDBOX_MAX_MESSAGE_CHARS } from '../../playground/server/sandboxServer';
 import { ENDPOINT_IDS, EXAMPLE_APPS, TOOLS, URIS } from '../../playground/shared/demo';
+import { MESSAGE_DROPPED } from '../../src/apps/frameTransport';
 import { Dashboard, DemoServer, until } from './dashboard';
 import { startedForFile } from './harness';
 
@@ -74,6 +78,31 @@ async function viewFrame(page: Page, testId: string): Promise<Frame> {
   const inner = proxyFrame?.childFrames()[0];
   if (!inner) throw new Error(`${testId}: no view frame inside the sandbox proxy`);
   return inner;
+}
+
+/** From now on, what the host page is posted from a frame on another origin: method, size. */
+async function recordFromSandbox(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: Array<{ method: unknown; chars: number }> = [];
+    (window as unknown as { fromSandbox: typeof seen }).fromSandbox = seen;
+    window.addEventListener('message', (event) => {
+      if (event.origin === location.origin) return;
+      seen.push({ method: event.data?.method, chars: JSON.stringify(event.data).length });
+    });
+  });
+}
+
+/** The demo's view, shown, with what its host page is posted from then on recorded. */
+async function demoViewRecorded() {
+  const { page, ui } = await openDashboard();
+  await ui.press('tool-app');
+  const view = await viewFrame(page, 'tool-app-view');
+  await recordFromSandbox(page);
+  return { page, ui, view };
+}
+
+async function fromSandbox(page: Page): Promise<Array<{ method: unknown; chars: number }>> {
+  return page.evaluate(() => (window as unknown as { fromSandbox: never[] }).fromSandbox);
 }
 
 const text = async (frame: Frame, selector: string) =>
@@ -291,6 +320,87 @@ describe('isolation in Chromium', () => {
       'the view sent more than 200 messages at once and was closed',
     );
     expect(await ui.byId('tool-app-view').locator('iframe').count()).toBe(0);
+  });
+
+  it('a message longer than its sandbox relays, or not JSON, never reaches the host page: the request is answered with an error by the proxy, and one just at the limit still reaches the host', async () => {
+    const { page, ui, view } = await demoViewRecorded();
+    // ui/message requests: one that is no JSON, one whose JSON is one character past the limit,
+    // then one exactly at it.
+    const replies = await view.evaluate(
+      (max) =>
+        new Promise<string[]>((resolve) => {
+          const message = (id: number, text: string) => ({
+            jsonrpc: '2.0',
+            id,
+            method: 'ui/message',
+            params: { role: 'user', content: [{ type: 'text', text }] },
+          });
+          const sized = (id: number, chars: number) =>
+            message(id, 'x'.repeat(chars - JSON.stringify(message(id, '')).length));
+          const seen: string[] = [];
+          window.addEventListener('message', (event) => {
+            const { id, error } = event.data ?? {};
+            if (typeof id !== 'number' || id < 20_000) return;
+            seen.push(`${id}: ${error?.message ?? 'answered'}`);
+            if (id === 20_002) resolve(seen);
+          });
+          // Not JSON at all: a cycle (structured clone carries it, JSON-RPC cannot).
+          const cyclic: Record<string, unknown> = message(20_000, 'loop');
+          cyclic.params = { role: 'user', content: [], self: cyclic };
+          window.parent.postMessage(cyclic, '*');
+          window.parent.postMessage(sized(20_001, max + 1), '*');
+          window.parent.postMessage(sized(20_002, max), '*');
+        }),
+      SANDBOX_MAX_MESSAGE_CHARS,
+    );
+    // One answer each, in order: had the host seen 20001, its own answer would come before 20002's.
+    expect(replies).toEqual([
+      '20000: message is not JSON: the sandbox relays JSON-RPC only',
+      `20001: message too large: the sandbox relays at most ${SANDBOX_MAX_MESSAGE_CHARS} characters of JSON`,
+      '20002: answered',
+    ]);
+    const messages = ui.byId('tool-app-view-messages').locator('li');
+    expect(await messages.count()).toBe(1);
+    const envelope = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 20_002,
+      method: 'ui/message',
+      params: { role: 'user', content: [{ type: 'text', text: '' }] },
+    }).length;
+    expect(await messages.textContent()).toBe(
+      `the app says: ${'x'.repeat(SANDBOX_MAX_MESSAGE_CHARS - envelope)}`,
+    );
+    // What the host page was posted from the sandbox: the notice of the dropped one and the one
+    // at the limit, nothing longer.
+    const seen = await fromSandbox(page);
+    expect(seen.filter((m) => m.chars > SANDBOX_MAX_MESSAGE_CHARS)).toEqual([]);
+    expect(seen.filter((m) => m.method === 'ui/message')).toEqual([
+      { method: 'ui/message', chars: SANDBOX_MAX_MESSAGE_CHARS },
+    ]);
+    expect(seen.filter((m) => m.method === MESSAGE_DROPPED)).toHaveLength(2);
+    expect(await ui.byId('tool-app-view').getByRole('alert').count()).toBe(0);
+  });
+
+  it('a view that keeps sending messages longer than its sandbox relays ends in FLOOD, and none of them reaches the host page', async () => {
+    const { page, ui, view } = await demoViewRecorded();
+    await view.evaluate((max) => {
+      const pad = 'x'.repeat(max);
+      for (let id = 1; id <= 250; id += 1) {
+        window.parent.postMessage(
+          { jsonrpc: '2.0', id: 30_000 + id, method: 'ping', params: { pad } },
+          '*',
+        );
+      }
+    }, SANDBOX_MAX_MESSAGE_CHARS);
+    const alert = ui.byId('tool-app-view').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.getAttribute('data-code')).toBe('FLOOD');
+    expect(await alert.textContent()).toBe(
+      'the view sent more than 200 messages at once and was closed',
+    );
+    const seen = await fromSandbox(page);
+    expect(seen.filter((m) => m.method === MESSAGE_DROPPED).length).toBeGreaterThan(200);
+    expect(seen.filter((m) => m.chars > SANDBOX_MAX_MESSAGE_CHARS)).toEqual([]);
   });
 
   it("a view is served by its own host only: another view's host (another server) and another view's proxy ignore it", async () => {

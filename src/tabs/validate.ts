@@ -239,9 +239,12 @@ const SHAPES: Record<TabMessage['type'], Check> = {
         typeof m.error.message === 'string' &&
         optional(m.error.code, (code) => isText(code) || Number.isFinite(code)))),
   data: (m) => isKey(m.key) && isTime(m.updatedAt),
+  // Each event is checked on its own (parseTabMessage): one a server made too long to cross
+  // (an update for a URI of 10,000 characters) does not keep the others from a tab.
   events: (m) =>
     (m.to === undefined || isString(m.to)) &&
-    isList(m.events, MAX_ITEMS, (event): event is McpEvent => isEvent(event)),
+    Array.isArray(m.events) &&
+    m.events.length <= MAX_ITEMS,
 };
 
 /** The message, if it is one of the group's messages in the right shape; otherwise undefined. */
@@ -249,5 +252,11 @@ export function parseTabMessage(data: unknown): TabMessage | undefined {
   if (!isObject(data) || typeof data.type !== 'string' || !Object.hasOwn(SHAPES, data.type)) {
     return undefined;
   }
-  return SHAPES[data.type as TabMessage['type']](data) ? (data as TabMessage) : undefined;
+  if (!SHAPES[data.type as TabMessage['type']](data)) return undefined;
+  if (data.type !== 'events') return data as TabMessage;
+  // Events none of which is one are no message of the group's.
+  const sent = data.events as unknown[];
+  const events = sent.filter(isEvent);
+  if (events.length === 0 && sent.length > 0) return undefined;
+  return (events.length === sent.length ? data : { ...data, events }) as TabMessage;
 }

@@ -55,4 +55,19 @@ describe('message sizes between tabs (rule 14)', () => {
     await settle();
     expect(b.events.filter((event) => event.type === 'log')).toHaveLength(1);
   });
+
+  it('an update a server sends for a URI too long for a tab message does not keep the events sent with it from the followers', async () => {
+    const { tabs, settle } = await group(2);
+    const [a, b] = tabs as [Tab, Tab];
+    const bus = internalsOf(a.sync).events.bus;
+    // What the dispatcher makes of a server's notifications/resources/updated, whatever its length.
+    bus.emit({ type: 'updated', uri: `doc://${'x'.repeat(9000)}`, matched: false });
+    bus.emit({ type: 'coverage', acknowledged: ['doc://1'], lists: ['resources'], lost: [] });
+    bus.emit({ type: 'updated', uri: 'doc://1', matched: true });
+    await settle();
+    expect(b.events.filter((event) => event.type === 'coverage')).toHaveLength(1);
+    expect(b.events.filter((event) => event.type === 'updated')).toMatchObject([
+      { uri: 'doc://1' },
+    ]);
+  });
 });

@@ -50,14 +50,16 @@ function partChars(value: unknown, depth: number): number {
 
 /**
  * A query key: a short array of non-empty strings and small objects (an MCP key is at most
- * ['mcp', scope, 'completion', ref, argument, context]), bounded in size. A follower sends no
- * other (follower.ts): the leader would refuse the whole message.
+ * ['mcp', scope, 'completion', ref, argument, context]), bounded in size; the scope may be ''
+ * (the app's choice: ['mcp', ''] is a scope of its own). A follower sends no other
+ * (follower.ts): the leader would refuse the whole message.
  */
 export const isKey = (value: unknown) => {
   if (!Array.isArray(value) || value.length === 0 || value.length > 6) return false;
   let chars = 0;
-  for (const part of value) {
-    if (typeof part === 'string' && !isString(part)) return false;
+  for (const [at, part] of value.entries()) {
+    const scope = at === 1 && value[0] === 'mcp' && part === '';
+    if (typeof part === 'string' && !isString(part) && !scope) return false;
     chars += partChars(part, 0);
   }
   return chars <= MAX_KEY_CHARS;

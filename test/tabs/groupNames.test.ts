@@ -61,4 +61,22 @@ describe('sharing groups (rule 14)', () => {
       expect(a.queryClient.getQueryData(resourceKey(uri))).toBeUndefined();
     },
   );
+
+  it('tabs of the empty scope share: a follower’s read and what it shows go through the leader', async () => {
+    const { open, settle } = browser();
+    const a = open({ scope: '' });
+    await settle();
+    const b = open({ scope: '' });
+    await settle();
+    expect(b.tabs()).toMatchObject({ leader: false, tabs: 2 });
+    const view = b.observe('doc://1');
+    const read = b.read('doc://2');
+    await settle();
+    expect(a.local.desires.at(-1)?.uris).toEqual(['doc://1']);
+    const key = b.sync.resourceQueryOptions('doc://2').queryKey;
+    a.local.answerKey(key, contents('doc://2', 'v1'));
+    await settle();
+    expect(read.value).toEqual(contents('doc://2', 'v1'));
+    view.unmount();
+  });
 });

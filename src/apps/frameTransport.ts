@@ -2,13 +2,28 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
   parseJSONRPCMessage,
-  type Transport,
 } from '@modelcontextprotocol/client';
+import type { SizedTransport } from './guardedTransport';
 
 /** The sandbox proxy's word that it removed the view (sandbox.ts): the view's connection ends. */
 export const VIEW_GONE = 'ui/notifications/sandbox-view-gone';
 /** The sandbox proxy's word that it dropped a message of the view (too long, or not JSON). */
 export const MESSAGE_DROPPED = 'ui/notifications/sandbox-message-dropped';
+/** The sandbox proxy's word of the size of the view's message it relays next (a long one). */
+export const MESSAGE_SIZE = 'ui/notifications/sandbox-message-size';
+
+/** Longer than any string a browser makes (V8: 2^29 - 24, Firefox: 2^30 - 2). */
+const MAX_NOTICE_CHARS = 2 ** 30;
+
+/** The size a notice says: a whole number of characters, none past any string's length. */
+function sizeOf(params: Record<string, unknown> | undefined): number | undefined {
+  const chars = params?.chars;
+  return Number.isSafeInteger(chars) &&
+    (chars as number) >= 0 &&
+    (chars as number) <= MAX_NOTICE_CHARS
+    ? (chars as number)
+    : undefined;
+}
 
 const count = (n: unknown): string | undefined =>
   typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : undefined;
@@ -38,6 +53,8 @@ function dropped(params: Record<string, unknown> | undefined): string {
  * proxy never relays from a view): the transport then closes, with `closeReason` saying why. A
  * message the proxy dropped (longer than its `maxMessageChars`, or not JSON: sandbox.ts) never
  * comes here; its notice (`MESSAGE_DROPPED`) is reported like a message that is not JSON-RPC.
+ * Before a long message it relays, the proxy says its size (`MESSAGE_SIZE`): passed to `onsize`
+ * (GuardedTransport charges it), or, when it is no whole number of characters, reported.
  *
  * No size check of its own: only the proxy frame gets here, and by the time the listener runs
  * the host has paid the clone. Measuring an object walks all of it (`JSON.stringify`: ~140 ms for
@@ -45,7 +62,7 @@ function dropped(params: Record<string, unknown> | undefined): string {
  * that one): it would cost every message more than it spares. The bound is the proxy's, paid in
  * the sandbox's process.
  */
-export class FrameTransport implements Transport {
+export class FrameTransport implements SizedTransport {
   readonly #frame: HTMLIFrameElement;
   readonly #origin: string;
   #window: Window | undefined;
@@ -55,6 +72,7 @@ export class FrameTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  onsize?: (chars: number) => void;
 
   constructor(frame: HTMLIFrameElement, sandboxOrigin: string) {
     this.#frame = frame;
@@ -88,6 +106,15 @@ export class FrameTransport implements Transport {
       message = parseJSONRPCMessage(event.data);
     } catch {
       this.onerror?.(new Error('the view sent a message that is not JSON-RPC'));
+      return;
+    }
+    if ('method' in message && !('id' in message) && message.method === MESSAGE_SIZE) {
+      const chars = sizeOf(message.params);
+      if (chars === undefined) {
+        this.onerror?.(new Error('the sandbox sent a message-size notice without a valid size'));
+      } else {
+        this.onsize?.(chars);
+      }
       return;
     }
     if ('method' in message && !('id' in message) && message.method === MESSAGE_DROPPED) {

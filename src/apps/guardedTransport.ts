@@ -5,7 +5,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/client';
-import type { MessageBudget } from './limits';
+import { extraCostOf, type MessageBudget } from './limits';
 
 /** A JSON-RPC "server error" code: refused by the host's limits, not by the server. */
 export const REFUSED_CODE = -32000;
@@ -19,29 +19,49 @@ export const REFUSED_CODE = -32000;
  * ends: a handler given by `hold` keeps its request's slot until it returns, so a view cannot
  * free slots by cancelling while reads or calls it started still run. Sits between the bridge
  * and the frame (or, in tests, an in-memory pair), so every message a view can send is counted.
+ *
+ * A long message costs more, by its size: its sandbox proxy says the size before it relays one
+ * longer than 64 KiB (`onsize`, from that proxy only: frameTransport.ts), and that notice is
+ * charged one message per `charsPerMessage` begun past the first; the message then costs its one.
  */
+/** A transport that learns the size of a message before it (FrameTransport). */
+export interface SizedTransport extends Transport {
+  /** A whole number of characters of JSON, from the sandbox proxy, for the message to come. */
+  onsize?: (chars: number) => void;
+}
+
 export class GuardedTransport implements Transport {
-  readonly #inner: Transport;
+  readonly #inner: SizedTransport;
   readonly #budget: MessageBudget;
   readonly #maxInFlight: number;
-  readonly #onFlood: () => void;
+  readonly #charsPerMessage: number;
+  /** `sized`: the budget ran out on a long message's size. */
+  readonly #onFlood: (sized: boolean) => void;
   /** The view's requests in flight, by id: their methods. */
   readonly #pending = new Map<RequestId, string>();
   /** Methods whose handlers say when they end (`hold`): a cancel alone does not free their slot. */
   readonly #held = new Set<string>();
   #flooded = false;
+  /** The size of the message to come was charged (its notice came just before). */
+  #sizedNext = false;
 
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
   constructor(
-    inner: Transport,
-    options: { budget: MessageBudget; inFlight: number; onFlood: () => void },
+    inner: SizedTransport,
+    options: {
+      budget: MessageBudget;
+      inFlight: number;
+      charsPerMessage: number;
+      onFlood: (sized: boolean) => void;
+    },
   ) {
     this.#inner = inner;
     this.#budget = options.budget;
     this.#maxInFlight = options.inFlight;
+    this.#charsPerMessage = options.charsPerMessage;
     this.#onFlood = options.onFlood;
   }
 
@@ -51,9 +71,14 @@ export class GuardedTransport implements Transport {
     inner.onclose = () => this.onclose?.();
     // A message the frame could not parse is still a message the view sent.
     inner.onerror = (error) => {
+      this.#sizedNext = false;
       if (this.#charge()) this.onerror?.(error);
     };
     inner.onmessage = (message, extra) => this.#received(message, extra);
+    inner.onsize = (chars) => {
+      const extra = extraCostOf(chars, this.#charsPerMessage);
+      if (extra > 0 && this.#charge(extra, true)) this.#sizedNext = true;
+    };
     return inner.start();
   }
 
@@ -88,16 +113,20 @@ export class GuardedTransport implements Transport {
     return this.#inner.close();
   }
 
-  #charge(): boolean {
+  #charge(cost = 1, sized = false): boolean {
     if (this.#flooded) return false;
-    if (this.#budget.take()) return true;
+    if (this.#budget.take(cost)) return true;
     this.#flooded = true;
-    this.#onFlood();
+    this.#onFlood(sized);
     return false;
   }
 
   #received(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (!this.#charge()) return;
+    // The long message whose size was just charged: if its own one is what is lacking, the
+    // flood is still its size's.
+    const sized = this.#sizedNext;
+    this.#sizedNext = false;
+    if (!this.#charge(1, sized)) return;
     if ('method' in message && 'id' in message) {
       // The SDK runs two requests of one id side by side, and the first answer would free the
       // slot of both: an id already in flight is refused, not counted again.

@@ -8,6 +8,15 @@ export interface AppLimits {
   burst?: number;
   /** Messages per second a view may keep sending once its burst is spent (default 20). */
   perSecond?: number;
+  /**
+   * Characters of JSON one message of `burst` and `perSecond` stands for (default 64 KiB,
+   * 65,536): a longer message costs one per 65,536 characters begun, so what a view sends is
+   * bounded in bytes too (1.25 MiB a second by default, after a burst of 12.5 MiB). One message
+   * of the sandbox's largest (8 MiB, its default `maxMessageChars`) costs 128 of the 200. The
+   * sandbox proxy says the size of a message longer than 64 KiB only: a shorter one costs one
+   * whatever this is. `Infinity`: every message costs one.
+   */
+  charsPerMessage?: number;
   /** Requests of one view waiting for an answer at once; more are refused (default 16). */
   inFlight?: number;
   /** Resources one view may subscribe to (default 64). */
@@ -17,6 +26,7 @@ export interface AppLimits {
 export const DEFAULT_LIMITS: Required<AppLimits> = {
   burst: 200,
   perSecond: 20,
+  charsPerMessage: 64 * 1024,
   inFlight: 16,
   subscriptions: 64,
 };
@@ -55,16 +65,35 @@ export class MessageBudget {
     this.#at = now();
   }
 
-  /** Spends one message; false once the view has sent more than it may. */
-  take(): boolean {
+  /** Spends `cost` messages (one by default); false once the view has sent more than it may. */
+  take(cost = 1): boolean {
     const now = this.#now();
     // A clock set back earns nothing, and costs nothing either: a view must not be closed as a
     // flood because the system clock was corrected.
     const elapsed = Math.max(0, now - this.#at);
     this.#tokens = Math.min(this.#burst, this.#tokens + elapsed * this.#perMs);
     this.#at = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
+    if (this.#tokens < cost) return false;
+    this.#tokens -= cost;
     return true;
   }
+}
+
+/**
+ * What a message of `chars` characters of JSON costs beyond the one it costs as a message: one
+ * more per `charsPerMessage` begun past the first (none when that is `Infinity`).
+ */
+export function extraCostOf(chars: number, charsPerMessage: number): number {
+  return Math.max(0, Math.ceil(chars / Math.max(1, charsPerMessage)) - 1);
+}
+
+/** The `FLOOD` error's text: `sized` when a long message's size was what the budget lacked. */
+export function floodMessage(
+  limits: Pick<Required<AppLimits>, 'burst' | 'charsPerMessage'>,
+  sized: boolean,
+): string {
+  const per = sized
+    ? ` (a long message counting once per ${limits.charsPerMessage.toLocaleString('en-US')} characters of its JSON)`
+    : '';
+  return `the view sent more than ${limits.burst} messages at once${per} and was closed`;
 }

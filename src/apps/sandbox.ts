@@ -33,6 +33,12 @@ export interface SandboxProxyOptions {
 /** `SandboxProxyOptions.maxMessageChars` when none (or no number from 1) is given. */
 export const DEFAULT_MAX_MESSAGE_CHARS = 8 * 1024 * 1024;
 
+/**
+ * Past this many characters of JSON, the proxy tells the host a message's size before relaying
+ * it (`sandbox-message-size`), and the host charges it by size (`AppLimits.charsPerMessage`).
+ */
+export const SIZE_NOTICE_CHARS = 64 * 1024;
+
 const maxCharsOf = (given: number | undefined): number =>
   typeof given === 'number' && given >= 1 ? given : DEFAULT_MAX_MESSAGE_CHARS;
 
@@ -55,9 +61,11 @@ const RESERVED = 'ui/notifications/sandbox-';
  * along at whatever size). One longer, or not JSON (a cycle, a BigInt), is dropped here: a
  * request is answered with an error, so the view does not wait, and the host is told
  * (`sandbox-message-dropped`, frameTransport.ts's `MESSAGE_DROPPED`), which counts it against
- * the view's message budget. Measuring is the proxy's work, in the sandbox's process when it is
- * another site than the host page (site isolation is by site: a sibling subdomain can share the
- * host page's process, and its main thread).
+ * the view's message budget. Before one longer than `NOTICE` it relays, it tells the host its
+ * size (`sandbox-message-size`, frameTransport.ts's `MESSAGE_SIZE`: a number, nothing of the
+ * message), and the host charges the view's budget by it. Measuring is the proxy's work, in the
+ * sandbox's process when it is another site than the host page (site isolation is by site: a
+ * sibling subdomain can share the host page's process, and its main thread).
  */
 function proxyScript(host: string, maxChars: number): string {
   return `(() => {
@@ -65,6 +73,7 @@ function proxyScript(host: string, maxChars: number): string {
   const HOST = ${JSON.stringify(host).replace(/</g, '\\u003c')};
   const RESERVED = ${JSON.stringify(RESERVED)};
   const MAX = ${String(maxChars)};
+  const NOTICE = ${String(SIZE_NOTICE_CHARS)};
   if (window.parent === window) return;
   let inner;
   let dead = false;
@@ -114,6 +123,10 @@ function proxyScript(host: string, maxChars: number): string {
         tooLarge = error instanceof RangeError;
       }
       if (typeof json === 'string' && json.length <= MAX) {
+        if (json.length > NOTICE) {
+          const size = { jsonrpc: '2.0', method: RESERVED + 'message-size', params: { chars: json.length } };
+          window.parent.postMessage(size, HOST);
+        }
         window.parent.postMessage(JSON.parse(json), HOST);
         return;
       }

@@ -28,7 +28,7 @@ import { DEFAULTS } from '../core/options';
 import { TIMER_MAX_MS } from '../core/timerMs';
 import { McpAppError } from './appErrors';
 import { GuardedTransport } from './guardedTransport';
-import { type AppLimits, limitsOf, MessageBudget } from './limits';
+import { type AppLimits, floodMessage, limitsOf, MessageBudget } from './limits';
 import { refused, serveServerFacing } from './serverFacing';
 import type { AppTemplate } from './uiResource';
 import { ViewSubscriptions } from './viewSubscriptions';
@@ -129,13 +129,8 @@ export class ViewHost {
     this.#transport = new GuardedTransport(options.transport, {
       budget: new MessageBudget(limits),
       inFlight: limits.inFlight,
-      onFlood: () =>
-        this.#fail(
-          new McpAppError(
-            'FLOOD',
-            `the view sent more than ${limits.burst} messages at once and was closed`,
-          ),
-        ),
+      charsPerMessage: limits.charsPerMessage,
+      onFlood: (sized) => this.#fail(new McpAppError('FLOOD', floodMessage(limits, sized))),
     });
     this.#subscriptions = new ViewSubscriptions({
       queryClient: sync.queryClient,

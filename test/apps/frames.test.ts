@@ -7,10 +7,19 @@
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FrameTransport, MESSAGE_DROPPED, VIEW_GONE } from '../../src/apps/frameTransport';
+import {
+  FrameTransport,
+  MESSAGE_DROPPED,
+  MESSAGE_SIZE,
+  VIEW_GONE,
+} from '../../src/apps/frameTransport';
 import { GuardedTransport } from '../../src/apps/guardedTransport';
-import { MessageBudget } from '../../src/apps/limits';
-import { DEFAULT_MAX_MESSAGE_CHARS, sandboxProxyResponse } from '../../src/apps/sandbox';
+import { DEFAULT_LIMITS, floodMessage, limitsOf, MessageBudget } from '../../src/apps/limits';
+import {
+  DEFAULT_MAX_MESSAGE_CHARS,
+  SIZE_NOTICE_CHARS,
+  sandboxProxyResponse,
+} from '../../src/apps/sandbox';
 
 const SANDBOX = 'http://127.0.0.1:9';
 const PING: JSONRPCMessage = { jsonrpc: '2.0', id: 1, method: 'ping' };
@@ -38,6 +47,26 @@ async function listening(iframe: HTMLIFrameElement) {
 
 function deliver(data: unknown, init: { origin: string; source: Window | null }) {
   window.dispatchEvent(new MessageEvent('message', { data, ...init }));
+}
+
+/** A frame's transport behind a view's limits, with what passes, what is reported, the floods. */
+async function guardedFrame(
+  iframe: HTMLIFrameElement,
+  limits: { burst: number; perSecond: number; charsPerMessage?: number },
+) {
+  const received: unknown[] = [];
+  const errors: string[] = [];
+  const floods: boolean[] = [];
+  const guarded = new GuardedTransport(new FrameTransport(iframe, SANDBOX), {
+    budget: new MessageBudget(limits),
+    inFlight: 1_000,
+    charsPerMessage: limits.charsPerMessage ?? DEFAULT_LIMITS.charsPerMessage,
+    onFlood: (sized) => floods.push(sized),
+  });
+  guarded.onmessage = (message) => received.push(message);
+  guarded.onerror = (error) => errors.push(error.message);
+  await guarded.start();
+  return { guarded, received, errors, floods };
 }
 
 describe("the host's end of a sandbox frame", () => {
@@ -141,6 +170,7 @@ describe("the host's end of a sandbox frame", () => {
     const guarded = new GuardedTransport(new FrameTransport(iframe, SANDBOX), {
       budget: new MessageBudget({ burst: 3, perSecond: 0 }),
       inFlight: 16,
+      charsPerMessage: DEFAULT_LIMITS.charsPerMessage,
       onFlood: () => {
         floods += 1;
       },
@@ -154,6 +184,101 @@ describe("the host's end of a sandbox frame", () => {
     }
     expect(errors).toHaveLength(3);
     expect(floods).toBe(1);
+  });
+
+  it('charges a long message by its size, as its own proxy says it: one message per 64 KiB begun, so a view that keeps sending big ones is a flood long before 200 messages', async () => {
+    const iframe = frame();
+    const { guarded, received, errors, floods } = await guardedFrame(iframe, {
+      burst: 200,
+      perSecond: 0,
+    });
+    const size = (chars: number) => ({ jsonrpc: '2.0', method: MESSAGE_SIZE, params: { chars } });
+    const own = { origin: SANDBOX, source: iframe.contentWindow };
+    // One message of the proxy's default limit (8 MiB): 128 of the 200.
+    deliver(size(DEFAULT_MAX_MESSAGE_CHARS), own);
+    deliver(PING, own);
+    expect(received).toHaveLength(1);
+    // 72 left: 71 short messages pass, and then one of 3 × 64 KiB (3) no longer does.
+    for (let i = 0; i < 71; i += 1) deliver({ ...PING, id: 100 + i }, own);
+    expect(received).toHaveLength(72);
+    expect(floods).toEqual([]);
+    deliver(size(3 * DEFAULT_LIMITS.charsPerMessage), own);
+    deliver({ ...PING, id: 999 }, own);
+    expect(received).toHaveLength(72);
+    expect(floods).toEqual([true]);
+    expect(errors).toEqual([]);
+    await guarded.close();
+  });
+
+  it('a flood on the one a long message costs as a message, its size paid just before, is still a flood by size', async () => {
+    const iframe = frame();
+    const { received, floods } = await guardedFrame(iframe, { burst: 3, perSecond: 0 });
+    const own = { origin: SANDBOX, source: iframe.contentWindow };
+    // 3 × 64 KiB: 2 for its size, then its 1, which the budget no longer has after one message.
+    deliver(PING, own);
+    deliver({ jsonrpc: '2.0', method: MESSAGE_SIZE, params: { chars: 3 * 65_536 } }, own);
+    deliver({ ...PING, id: 2 }, own);
+    expect(received).toHaveLength(1);
+    expect(floods).toEqual([true]);
+  });
+
+  it('takes a size notice from its own proxy only, and only a whole number of characters: anything else spends nothing of the view’s budget and refills nothing', async () => {
+    const iframe = frame();
+    const other = frame();
+    const { received, errors, floods } = await guardedFrame(iframe, { burst: 4, perSecond: 0 });
+    const size = (chars: unknown) => ({ jsonrpc: '2.0', method: MESSAGE_SIZE, params: { chars } });
+    const own = { origin: SANDBOX, source: iframe.contentWindow };
+    // Another origin, another frame, the host page itself: nothing is charged.
+    deliver(size(100_000_000), { origin: 'http://evil.example', source: iframe.contentWindow });
+    deliver(size(100_000_000), { origin: SANDBOX, source: other.contentWindow });
+    deliver(size(100_000_000), { origin: SANDBOX, source: window });
+    // A size that is no whole number of characters, or past any string's length, is reported
+    // (it costs one, as a message that is not JSON-RPC): none of them refills the budget.
+    deliver(size(-1_000_000_000), own);
+    deliver(size('1000000'), own);
+    expect(errors).toEqual([
+      'the sandbox sent a message-size notice without a valid size',
+      'the sandbox sent a message-size notice without a valid size',
+    ]);
+    // 2 of 4 left, and 64 KiB exactly (no notice would say it, but one that does) costs nothing more.
+    deliver(size(SIZE_NOTICE_CHARS), own);
+    deliver(PING, own);
+    deliver({ ...PING, id: 2 }, own);
+    expect(received).toHaveLength(2);
+    expect(floods).toEqual([]);
+    for (const invalid of [1.5, Number.NaN, 2 ** 31, null]) {
+      deliver(size(invalid), own);
+    }
+    expect(floods).toEqual([false]);
+    expect(received).toHaveLength(2);
+  });
+
+  it('a host that lifts charsPerMessage (Infinity) charges every message once, whatever its size', async () => {
+    const iframe = frame();
+    const { received, floods } = await guardedFrame(iframe, {
+      burst: 2,
+      perSecond: 0,
+      charsPerMessage: Number.POSITIVE_INFINITY,
+    });
+    const own = { origin: SANDBOX, source: iframe.contentWindow };
+    deliver({ jsonrpc: '2.0', method: MESSAGE_SIZE, params: { chars: 8_000_000 } }, own);
+    deliver(PING, own);
+    deliver({ jsonrpc: '2.0', method: MESSAGE_SIZE, params: { chars: 8_000_000 } }, own);
+    deliver({ ...PING, id: 2 }, own);
+    expect(received).toHaveLength(2);
+    expect(floods).toEqual([]);
+  });
+
+  it('says which limit a flood broke: the count, or the count with long messages charged by size', () => {
+    const limits = limitsOf({});
+    expect(limits.charsPerMessage).toBe(65_536);
+    expect(limitsOf({ charsPerMessage: Number.NaN }).charsPerMessage).toBe(65_536);
+    expect(floodMessage(limits, false)).toBe(
+      'the view sent more than 200 messages at once and was closed',
+    );
+    expect(floodMessage(limits, true)).toBe(
+      'the view sent more than 200 messages at once (a long message counting once per 65,536 characters of its JSON) and was closed',
+    );
   });
 
   it('posts to the sandbox origin only, never to "*"', async () => {
@@ -210,6 +335,11 @@ describe('the sandbox proxy page', () => {
     expect(body).toContain('window.parent.postMessage(JSON.parse(json), HOST);');
     expect(MESSAGE_DROPPED).toBe('ui/notifications/sandbox-message-dropped');
     expect(body).toContain("RESERVED + 'message-dropped'");
+    // Before a message longer than 64 KiB, the host is told its size, to charge it by that.
+    expect(SIZE_NOTICE_CHARS).toBe(65_536);
+    expect(MESSAGE_SIZE).toBe('ui/notifications/sandbox-message-size');
+    expect(body).toContain("RESERVED + 'message-size'");
+    expect(body).toContain(`const NOTICE = ${SIZE_NOTICE_CHARS};`);
   });
 
   it('is refused to a host that is not allowed, or not an origin, or with a CSP that is not JSON', () => {

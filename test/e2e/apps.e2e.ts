@@ -11,7 +11,8 @@
  *   proxy) is ignored, and so is what it posts through another view's proxy or meant for another
  *   view's host; a flood ends it in an error. A message longer than its sandbox relays
  *   (`maxMessageChars`) never reaches the host page: a request is answered with an error by the
- *   proxy, and a view that keeps sending them ends in FLOOD.
+ *   proxy, and a view that keeps sending them ends in FLOOD; a long one it relays is charged by
+ *   its size (the proxy says it first), so long ones end in FLOOD long before 200 of them.
  * - The official example app servers from npm (`server-basic-react`, `server-basic-vanillajs`):
  *   each renders, calls its tool through the bridge and shows the result; its `ui/message`
  *   reaches the host, and its link opens only if the user agrees.
@@ -20,7 +21,7 @@ import type { Frame, Page, Request } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_MAX_MESSAGE_CHARS } from '../../playground/server/sandboxServer';
 import { ENDPOINT_IDS, EXAMPLE_APPS, TOOLS, URIS } from '../../playground/shared/demo';
-import { MESSAGE_DROPPED } from '../../src/apps/frameTransport';
+import { MESSAGE_DROPPED, MESSAGE_SIZE } from '../../src/apps/frameTransport';
 import { Dashboard, DemoServer, until } from './dashboard';
 import { startedForFile } from './harness';
 
@@ -401,6 +402,48 @@ describe('isolation in Chromium', () => {
     const seen = await fromSandbox(page);
     expect(seen.filter((m) => m.method === MESSAGE_DROPPED).length).toBeGreaterThan(200);
     expect(seen.filter((m) => m.chars > SANDBOX_MAX_MESSAGE_CHARS)).toEqual([]);
+  });
+
+  it('a view that keeps sending long messages its sandbox relays ends in FLOOD long before 200 of them: the proxy says each one’s size before it, and the host charges it by that', async () => {
+    const { page, ui, view } = await demoViewRecorded();
+    await page.evaluate((method) => {
+      const sizes: unknown[] = [];
+      (window as unknown as { sizes: unknown[] }).sizes = sizes;
+      window.addEventListener('message', (event) => {
+        if (event.origin !== location.origin && event.data?.method === method) {
+          sizes.push(event.data.params);
+        }
+      });
+    }, MESSAGE_SIZE);
+    // 80 pings of 250,000 characters (under the proxy's 256 KiB): 4 each, 320 of a budget of
+    // 200 refilled at 20 a second; 80 short ones would all pass.
+    const chars = await view.evaluate(() => {
+      const message = (id: number) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'ping',
+        params: { pad: 'x'.repeat(250_000) },
+      });
+      for (let id = 1; id <= 80; id += 1) window.parent.postMessage(message(40_000 + id), '*');
+      return JSON.stringify(message(40_001)).length;
+    });
+    const alert = ui.byId('tool-app-view').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.getAttribute('data-code')).toBe('FLOOD');
+    expect(await alert.textContent()).toBe(
+      'the view sent more than 200 messages at once (a long message counting once per 65,536 characters of its JSON) and was closed',
+    );
+    // Each long one went up after its size, and a size notice carries nothing else.
+    const seen = await fromSandbox(page);
+    const pings = seen.filter((m) => m.method === 'ping');
+    const notices = seen.filter((m) => m.method === MESSAGE_SIZE);
+    expect(pings.length).toBeGreaterThan(0);
+    expect(notices.length).toBeGreaterThanOrEqual(pings.length);
+    const sizes = await page.evaluate(() => (window as unknown as { sizes: unknown[] }).sizes);
+    expect(sizes.slice(0, pings.length)).toEqual(pings.map(() => ({ chars })));
+    for (const [i, m] of seen.entries()) {
+      if (m.method === 'ping') expect(seen[i - 1]?.method, String(i)).toBe(MESSAGE_SIZE);
+    }
   });
 
   it("a view is served by its own host only: another view's host (another server) and another view's proxy ignore it", async () => {

@@ -110,9 +110,14 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * 20,125 B (+26 B), for correctness (rule 6): a 2025 SSE stream refused on resuming after it was
  * open replaces the session instead of being taken for a server that has none (it heard nothing
  * for the rest of the session).
+ * 20,163 B (+38 B in the forty-second stop), for correctness (no crash of the React tree): under
+ * an `McpServersProvider`, a hook given the scope of no server (one the user removed while the
+ * host's own state still shows it) gets a stand-in that fails with `UNKNOWN_SERVER` instead of
+ * throwing (the context's `missing`, passed on by McpProvider; `UNKNOWN_SERVER` is a permanent
+ * failure like `INVALID_OPTIONS`, so the stand-in is never retried).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_125;
+export const CEILING_GZIP_BYTES = 20_163;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

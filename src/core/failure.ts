@@ -37,7 +37,8 @@ type Nested = {
 /** Classify a failed connection attempt or request, with a message a developer can act on. */
 export function classifyFailure(error: unknown, url: string): Failure {
   if (error instanceof McpQueryError) {
-    return { kind: error.code === 'INVALID_OPTIONS' ? 'permanent' : 'transient', error };
+    const permanent = error.code === 'INVALID_OPTIONS' || error.code === 'UNKNOWN_SERVER';
+    return { kind: permanent ? 'permanent' : 'transient', error };
   }
   // The SDK nests the concrete reason (`cause`) under "negotiation failed"
   // wrappers: the first HTTP status and body found, and every code and name.

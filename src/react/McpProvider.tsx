@@ -60,7 +60,11 @@ export function McpProvider({ children, queryClient, ...options }: McpProviderPr
   }, [sync]);
   const parent = useContext(McpContext);
   const value = useMemo<McpContextValue>(
-    () => ({ nearest: sync, byScope: new Map(parent?.byScope).set(scope, sync) }),
+    () => ({
+      nearest: sync,
+      byScope: new Map(parent?.byScope).set(scope, sync),
+      missing: parent?.missing,
+    }),
     [sync, parent, scope],
   );
   return <McpContext.Provider value={value}>{children}</McpContext.Provider>;

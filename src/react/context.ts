@@ -6,6 +6,11 @@ export interface McpContextValue {
   nearest: McpCacheSync | undefined;
   /** Every provider above, by scope (several servers in one app). */
   byScope: ReadonlyMap<string | undefined, McpCacheSync>;
+  /**
+   * Under an `McpServersProvider`: what stands for a scope no provider or server has (a server
+   * the user removed, while the host still shows it), one that fails with `UNKNOWN_SERVER`.
+   */
+  missing?: ((scope: string) => McpCacheSync) | undefined;
 }
 
 export const McpContext = createContext<McpContextValue | undefined>(undefined);
@@ -19,7 +24,7 @@ export function useMcpSync(hook: string, scope?: string): McpCacheSync {
     return value.nearest;
   }
   if (!value) throw new Error(`${hook} must be used inside <McpProvider>`);
-  const sync = value.byScope.get(scope);
+  const sync = value.byScope.get(scope) ?? value.missing?.(scope);
   if (!sync) throw new Error(`${hook}: no McpProvider or server with scope "${scope}" above`);
   return sync;
 }

@@ -10,6 +10,7 @@ import {
 import { McpContext, type McpContextValue } from '../../react/context';
 import { McpServerManager } from '../manager';
 import type { McpServerManagerOptions } from '../options';
+import { StandIns } from '../standIns';
 import { ServersContext } from './context';
 
 export interface McpServersProviderProps extends Omit<McpServerManagerOptions, 'queryClient'> {
@@ -34,14 +35,16 @@ export interface McpServersProviderProps extends Omit<McpServerManagerOptions, '
 export function McpServersProvider({ children, queryClient, ...options }: McpServersProviderProps) {
   const client = useQueryClient(queryClient);
   const [manager] = useState(() => new McpServerManager({ ...options, queryClient: client }));
+  const [standIns] = useState(() => new StandIns(client, manager.scopeOf('')));
   useEffect(() => manager.mount(), [manager]);
+  useEffect(() => () => standIns.dispose(), [standIns]);
   const syncs = useSyncExternalStore(manager.subscribe, manager.getSyncs, manager.getSyncs);
   const parent = useContext(McpContext);
   const value = useMemo<McpContextValue>(() => {
     const byScope = new Map(parent?.byScope);
     for (const [id, sync] of syncs) if (!byScope.has(id)) byScope.set(id, sync);
-    return { nearest: parent?.nearest, byScope };
-  }, [syncs, parent]);
+    return { nearest: parent?.nearest, byScope, missing: standIns.get };
+  }, [syncs, parent, standIns]);
   return (
     <ServersContext.Provider value={manager}>
       <McpContext.Provider value={value}>{children}</McpContext.Provider>

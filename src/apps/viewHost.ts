@@ -23,6 +23,7 @@ import {
   type McpUiMessageResult,
   type McpUiUpdateModelContextRequest,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { replaceEqualDeep } from '@tanstack/query-core';
 import type { McpCacheSync } from '../core/mcpCacheSync';
 import { DEFAULTS } from '../core/options';
 import { TIMER_MAX_MS } from '../core/timerMs';
@@ -237,8 +238,10 @@ export class ViewHost {
     const call = this.#call;
     const sent = this.#sent;
     if (!sent.input && call.input === undefined && call.partialInput !== undefined) {
-      if (call.partialInput !== sent.partial) {
-        sent.partial = call.partialInput;
+      // By content: a host that renders a new but equal object each time must not re-send it.
+      const partial = replaceEqualDeep(sent.partial, call.partialInput);
+      if (partial !== sent.partial) {
+        sent.partial = partial;
         this.#notify('ui/notifications/tool-input-partial', { arguments: call.partialInput });
       }
     }

@@ -305,6 +305,22 @@ describe('an MCP App view (one server)', () => {
     ]);
   });
 
+  it('sends partial input again only when its content changed: the same arguments in a new object are not sent twice', async () => {
+    const server = await serve('modern');
+    const sync = connect(server);
+    const view = await openView(sync);
+    view.host.setCall({ partialInput: { q: 'a', filters: [{ tag: 'x' }] } });
+    view.host.setCall({ partialInput: { q: 'a', filters: [{ tag: 'x' }] } });
+    view.host.setCall({ partialInput: { q: 'a', filters: [{ tag: 'x' }] } });
+    view.host.setCall({ partialInput: { q: 'a', filters: [{ tag: 'y' }] } });
+    view.host.setCall({ partialInput: { q: 'a', filters: [{ tag: 'y' }] } });
+    await view.app.request({ method: 'ping' });
+    expect(view.received).toEqual([
+      { method: 'tool-input-partial', params: { arguments: { q: 'a', filters: [{ tag: 'x' }] } } },
+      { method: 'tool-input-partial', params: { arguments: { q: 'a', filters: [{ tag: 'y' }] } } },
+    ]);
+  });
+
   it('tells a cancelled call as cancelled, with the arguments it had', async () => {
     const server = await serve('modern');
     const sync = connect(server);

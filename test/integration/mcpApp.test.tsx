@@ -6,7 +6,8 @@
  * frames themselves (sandbox proxy, view, postMessage) are Chromium's, in test/e2e/apps.e2e.ts:
  * jsdom loads no frame, so a view here never initialises.
  */
-import type { Tool } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Tool, Transport } from '@modelcontextprotocol/client';
+import { App } from '@modelcontextprotocol/ext-apps';
 import { dehydrate, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
@@ -102,6 +103,29 @@ function fromSandbox(iframe: HTMLIFrameElement, data: unknown) {
       source: iframe.contentWindow,
     }),
   );
+}
+
+/**
+ * The view in `iframe`, an ext-apps `App` whose messages go both ways as the sandbox proxy relays
+ * them (jsdom loads no frame, so the test plays the proxy): ready once it has initialised.
+ */
+async function viewIn(iframe: HTMLIFrameElement) {
+  const transport: Transport = {
+    start: async () => {},
+    send: async (message) => fromSandbox(iframe, structuredClone(message)),
+    close: async () => transport.onclose?.(),
+  };
+  vi.spyOn(iframe.contentWindow as Window, 'postMessage').mockImplementation((message: unknown) =>
+    transport.onmessage?.(structuredClone(message) as JSONRPCMessage),
+  );
+  fromSandbox(iframe, { jsonrpc: '2.0', method: 'ui/notifications/sandbox-proxy-ready' });
+  const app = new App({ name: 'test-view', version: '1.0.0' }, {}, { autoResize: false });
+  const partials: unknown[] = [];
+  app.ontoolinputpartial = (params) => partials.push(params.arguments);
+  await app.connect(transport);
+  await eventually(() => expect(iframe.getAttribute('data-mcp-app')).toBe('ready'));
+  cleanups.push(() => app.close());
+  return { app, partials };
 }
 
 /**
@@ -269,6 +293,23 @@ describe('<McpApp> (one server)', () => {
     await eventually(() => expect(queryClient.getQueryData(tools)).toHaveLength(TOOLS.length + 1));
     await idle(queryClient);
     expect(container.querySelector('iframe')).toBe(before);
+  });
+
+  it('a host that renders partialInput as a new but equal object each time tells the view once, and again only when it changed', async () => {
+    const server = await serve('modern');
+    const app = (partialInput: Record<string, unknown>) => (
+      <McpApp tool="show_board" sandbox={SANDBOX} partialInput={partialInput} />
+    );
+    const { container, show } = renderApp(server.url, app({ q: 'a' }));
+    const view = await viewIn(await frameIn(container));
+    await eventually(() => expect(view.partials).toEqual([{ q: 'a' }]));
+    for (let i = 0; i < 5; i += 1) show(app({ q: 'a' }));
+    show(app({ q: 'ab' }));
+    show(app({ q: 'ab' }));
+    await eventually(() => expect(view.partials).toHaveLength(2));
+    // The host's answer to a later request comes after anything it sent before.
+    await view.app.request({ method: 'ping' });
+    expect(view.partials).toEqual([{ q: 'a' }, { q: 'ab' }]);
   });
 
   it('refuses a sandbox on the page’s own origin (the view would run as the host)', async () => {

@@ -2,7 +2,11 @@
  * What MCP Apps metadata says, read defensively: a tool's view (`_meta.ui.resourceUri`), who may
  * call it (`_meta.ui.visibility`), and the view itself from a `resources/read` answer.
  */
-import type { ReadResourceResult, Tool } from '@modelcontextprotocol/client';
+import type {
+  LoggingMessageNotification,
+  ReadResourceResult,
+  Tool,
+} from '@modelcontextprotocol/client';
 import { McpAppError } from './appErrors';
 import { type AppCsp, sanitizeCsp } from './csp';
 
@@ -95,4 +99,33 @@ export function templateOf(uri: string, result: ReadResourceResult): AppTemplate
   const { csp, dropped } = sanitizeCsp(ui?.csp);
   const prefersBorder = typeof ui?.prefersBorder === 'boolean' ? ui.prefersBorder : undefined;
   return { uri, html, csp, cspDropped: dropped, prefersBorder };
+}
+
+/**
+ * The logger of the host's own warnings about a view in `onLog`, beside the view's own log: what
+ * of its declared CSP was left out (`cspDroppedLog`). A view can log under any name, this one too.
+ */
+export const HOST_LOGGER = 'mcp-react-query/apps';
+const TOLD_ENTRIES = 10;
+const TOLD_CHARS = 100;
+
+/**
+ * The warning for the host's log when the view's declared CSP lost entries (csp.ts keeps plain
+ * origins only): the view's requests to them are blocked, and nothing else would say why. The
+ * entries are the server's text: at most 10 are told, each cut at 100 characters.
+ */
+export function cspDroppedLog(
+  template: Pick<AppTemplate, 'uri' | 'cspDropped'>,
+): LoggingMessageNotification['params'] | undefined {
+  const dropped = template.cspDropped;
+  if (dropped.length === 0) return undefined;
+  const told = dropped
+    .slice(0, TOLD_ENTRIES)
+    .map((entry) => (entry.length > TOLD_CHARS ? `${entry.slice(0, TOLD_CHARS - 1)}…` : entry));
+  if (dropped.length > TOLD_ENTRIES) told.push(`and ${dropped.length - TOLD_ENTRIES} more`);
+  return {
+    level: 'warning',
+    logger: HOST_LOGGER,
+    data: `${template.uri}: its server's CSP declares what is not a plain origin (scheme://host[:port]), which the view's sandbox leaves out, so the view's requests to it are blocked: ${told.join('; ')}`,
+  };
 }

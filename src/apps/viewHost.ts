@@ -31,7 +31,7 @@ import { McpAppError } from './appErrors';
 import { GuardedTransport } from './guardedTransport';
 import { type AppLimits, floodMessage, limitsOf, MessageBudget } from './limits';
 import { refused, serveServerFacing } from './serverFacing';
-import type { AppTemplate } from './uiResource';
+import { type AppTemplate, cspDroppedLog } from './uiResource';
 import { ViewSubscriptions } from './viewSubscriptions';
 
 /** What the host decides for a view. Every callback is optional; without one, the view is refused. */
@@ -44,7 +44,7 @@ export interface AppHostHandlers {
   onOpenLink?: (url: string) => boolean | Promise<boolean>;
   /** `ui/notifications/size-changed`: the size the view's content wants. */
   onSizeChange?: (size: { width?: number; height?: number }) => void;
-  /** `notifications/message`: the view's log. */
+  /** `notifications/message`: the view's log, and the host's warnings about it (`HOST_LOGGER`). */
   onLog?: (params: LoggingMessageNotification['params']) => void;
   /** `ui/update-model-context`: what the view wants the model to know from now on. */
   onUpdateModelContext?: (params: McpUiUpdateModelContextRequest['params']) => void | Promise<void>;
@@ -272,6 +272,8 @@ export class ViewHost {
         return;
       }
       this.#sentResource = true;
+      const dropped = cspDroppedLog(options.template);
+      if (dropped) options.onLog?.(dropped);
       void bridge
         .sendSandboxResourceReady({ html: options.template.html, csp: options.template.csp })
         .catch(() => {});

@@ -128,6 +128,21 @@ async function viewIn(iframe: HTMLIFrameElement) {
   return { app, partials };
 }
 
+/** The board view, its server declaring `csp`, shown with what the host's onLog is told. */
+async function withCsp(csp: Record<string, unknown>) {
+  const server = await serve('modern');
+  server.store.upsert({
+    uri: VIEW,
+    name: 'view',
+    mimeType: MIME,
+    text: HTML,
+    _meta: { ui: { csp } },
+  });
+  const logs: unknown[] = [];
+  const app = <McpApp tool="show_board" sandbox={SANDBOX} onLog={(params) => logs.push(params)} />;
+  return { app, logs, ...renderApp(server.url, app) };
+}
+
 /**
  * Once the server covers `uri` (its subscription acknowledged, which may re-read it) and nothing
  * fetches, every read the view will cost has been counted.
@@ -310,6 +325,43 @@ describe('<McpApp> (one server)', () => {
     // The host's answer to a later request comes after anything it sent before.
     await view.app.request({ method: 'ping' });
     expect(view.partials).toEqual([{ q: 'a' }, { q: 'ab' }]);
+  });
+
+  it('tells the host through onLog, once, what of its server’s declared CSP was left out (not plain origins), so its blocked requests are explained', async () => {
+    const { app, logs, container, show } = await withCsp({
+      connectDomains: ['https://api.example.com', "'unsafe-eval'", 'https://cdn.example.com/lib'],
+      resourceDomains: 'https://img.example.com',
+    });
+    const iframe = await frameIn(container);
+    // The kept origin reaches the sandbox; the rest is told to the host when the view is sent.
+    expect(new URL(iframe.src).searchParams.get('csp')).toBe(
+      JSON.stringify({ connectDomains: ['https://api.example.com'] }),
+    );
+    expect(logs).toEqual([]);
+    fromSandbox(iframe, { jsonrpc: '2.0', method: 'ui/notifications/sandbox-proxy-ready' });
+    await eventually(() => expect(logs).toHaveLength(1));
+    expect(logs[0]).toEqual({
+      level: 'warning',
+      logger: 'mcp-react-query/apps',
+      data: `${VIEW}: its server's CSP declares what is not a plain origin (scheme://host[:port]), which the view's sandbox leaves out, so the view's requests to it are blocked: connectDomains: 'unsafe-eval'; connectDomains: https://cdn.example.com/lib; resourceDomains: not a list`,
+    });
+    show(app);
+    await idle(mountedSync().queryClient);
+    expect(logs).toHaveLength(1);
+  });
+
+  it('a server’s CSP left out at length is told in part: at most 10 entries of 100 characters', async () => {
+    const { logs, container } = await withCsp({
+      connectDomains: Array.from({ length: 12 }, (_, i) => `${'x'.repeat(200)}${i}`),
+    });
+    fromSandbox(await frameIn(container), {
+      jsonrpc: '2.0',
+      method: 'ui/notifications/sandbox-proxy-ready',
+    });
+    await eventually(() => expect(logs).toHaveLength(1));
+    const data = String((logs[0] as { data?: unknown }).data);
+    expect(data.endsWith(` connectDomains: ${'x'.repeat(83)}…; and 2 more`)).toBe(true);
+    expect(data.split('; ')).toHaveLength(11);
   });
 
   it('refuses a sandbox on the page’s own origin (the view would run as the host)', async () => {

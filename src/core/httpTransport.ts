@@ -76,16 +76,17 @@ export function createHttpTransport(
   const sent = new Map<string, string>();
   const transport = new StreamableHTTPClientTransport(url, {
     fetch: observedFetch(observer, standalone, sent, options),
-    // Every resumption waits at least what the SDK says (the server's
-    // `retry:`, which the spec says to respect); the standalone stream waits
-    // longer the more often it died young, so a server that accepts it and
-    // hangs up at once is not hammered.
+    // Every resumption waits what the SDK says (the server's `retry:`, which
+    // the spec says to respect) up to the backoff's cap: a `retry:` past
+    // 2^31 - 1 ms would fire at once, in a tight loop. The standalone stream
+    // waits longer the more often it died young, so a server that accepts it
+    // and hangs up at once is not hammered.
     reconnectionScheduler: (reconnect, delay) => {
-      let wait = delay;
+      let wait = Math.min(delay, options.backoff.maxDelayMs);
       if (standalone.ended) {
         standalone.ended = false;
         wait = Math.max(
-          delay,
+          wait,
           backoffDelay(standalone.youngDeaths, options.backoff, () => 1),
         );
       }

@@ -6,6 +6,7 @@
  * each one re-reads everything it shows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { TamperRules } from '../servers';
 import { diagnosticsOf } from '../support/diagnostics';
 import { recordEvents } from '../support/events';
 import { eventually } from '../support/wait';
@@ -53,6 +54,16 @@ async function watch(hostile: Hostile, requestMethod: string) {
   );
   const reopens = hostile.proxy.stats(requestMethod).requests - before;
   return { maxAttempt: Math.max(0, ...attempts), reopens, elapsed };
+}
+
+/** Rules that answer every GET (the 2025 SSE stream) with this body, never asking the server. */
+function answerGets(contentType: string, body: string): TamperRules {
+  return {
+    respond: (exchange) =>
+      exchange.httpMethod === 'GET'
+        ? { status: 200, headers: { 'content-type': contentType }, body }
+        : undefined,
+  };
 }
 
 describe('a 2026-07-28 server that hangs up right after every acknowledgement (rule 6)', () => {
@@ -116,16 +127,7 @@ describe('a 2025 server whose GET is answered with an HTML page (an app fallback
     const hostile = await startHostile(
       'legacy-v2',
       { reconnect: RECONNECT },
-      {
-        respond: (exchange) =>
-          exchange.httpMethod === 'GET'
-            ? {
-                status: 200,
-                headers: { 'content-type': 'text/html' },
-                body: '<!doctype html><div id="root"></div>',
-              }
-            : undefined,
-      },
+      answerGets('text/html', '<!doctype html><div id="root"></div>'),
     );
     h = hostile;
     const view = hostile.mount(URI);
@@ -191,4 +193,21 @@ describe('a 2025 server whose SSE stream says its media type in capitals', () =>
       await eventually(() => expect(view.text()).toBe('v2'));
     });
   }
+});
+
+describe('a 2025 server whose SSE stream asks for an absurd retry: delay and hangs up (rule 6)', () => {
+  // `retry:` takes any run of digits, and past 2^31 - 1 ms a timer fires at once: a server that
+  // said `retry: 99999999999` and ended the stream was asked again in a tight loop, forever. A
+  // server's delay is respected up to the reconnect backoff's cap.
+  it('resumes after at most the backoff cap, not in a tight loop', async () => {
+    h = await startHostile(
+      'legacy-v2',
+      { reconnect: RECONNECT },
+      answerGets('text/event-stream', 'id: 1\nretry: 99999999999\ndata: \n\n'),
+    );
+    const view = h.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    const { reopens, elapsed } = await watch(h, 'GET');
+    expect(reopens).toBeLessThanOrEqual(1 + elapsed / MIN_MS_PER_REOPEN);
+  });
 });

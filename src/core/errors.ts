@@ -101,14 +101,16 @@ const PERMANENT_CODES = new Set([
 
 /**
  * Errors that retrying the same request cannot fix: not found, a method the
- * server lacks, an answer that was not content, and a refusal for want of
- * credentials (only signing in helps; each retry would start another one).
+ * server lacks, an answer that was not content, a list whose pages never end
+ * (the SDK gave up after 64; each retry would ask 64 more), and a refusal for
+ * want of credentials (only signing in helps; each retry would start another one).
  */
 export function isPermanent(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
   return (
     isNotFound(error) ||
     rpcCode(error) === -32601 ||
+    (error as { code?: unknown } | null)?.code === 'LIST_PAGINATION_EXCEEDED' ||
     name === 'UnauthorizedError' ||
     name === 'InsufficientScopeError' ||
     (error instanceof McpQueryError && PERMANENT_CODES.has(error.code))

@@ -54,19 +54,28 @@ export function useToolCallMutation(
   call: (variables: CallToolVariables) => Promise<CallToolResult>,
   options: Omit<Options, 'mutationFn' | 'mutationKey'> = {},
 ): ToolCallMutation {
-  const { onError, retry, ...mutationOptions } = options;
+  const { onError, onMutate, retry, ...mutationOptions } = options;
   const [progress, setProgress] = useState<Progress>();
   const [cancelled, setCancelled] = useState(false);
   const running = useRef<AbortController | undefined>(undefined);
+  // One controller per call (mutate), shared by its attempts: a call cancelled while a retry
+  // waits stays cancelled (the retry would run the tool again on the server).
+  const calls = useRef(new WeakMap<CallToolVariables, AbortController>()).current;
   const retries = retry ?? queryClient.defaultMutationOptions<Options>({ mutationKey }).retry;
   const mutation = useMutation<CallToolResult, Error, CallToolVariables>(
     {
       ...mutationOptions,
       mutationKey,
+      onMutate: (variables, ...rest) => {
+        calls.set(variables, new AbortController());
+        return onMutate?.(variables, ...rest);
+      },
       mutationFn: (variables) => {
+        const own = calls.get(variables) ?? new AbortController();
+        if (own.signal.aborted) return Promise.reject(own.signal.reason);
+        calls.set(variables, own);
         setProgress(undefined);
         setCancelled(false);
-        const own = new AbortController();
         running.current = own;
         return call({
           ...variables,

@@ -11,7 +11,13 @@ import { QueryClient as CoreQueryClient } from '@tanstack/query-core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool, McpProvider, McpQueryError, useCallTool } from '../../src';
+import {
+  callTool,
+  McpProvider,
+  McpQueryError,
+  type UseCallToolOptions,
+  useCallTool,
+} from '../../src';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
 import type { TestServer } from '../servers';
 import { startEverythingServer } from '../servers/everything';
@@ -38,19 +44,19 @@ interface Captured {
   errors: Error[];
 }
 
-function Caller({ captured }: { captured: Captured }) {
-  captured.call = useCallTool({ onError: (error) => captured.errors.push(error) });
+function Caller({ captured, options }: { captured: Captured; options: UseCallToolOptions }) {
+  captured.call = useCallTool({ ...options, onError: (error) => captured.errors.push(error) });
   return null;
 }
 
-function app(url: string) {
+function app(url: string, options: UseCallToolOptions = {}) {
   const queryClient = new QueryClient();
   cleanups.push(() => queryClient.clear());
   const captured: Captured = { errors: [] };
   render(
     <QueryClientProvider client={queryClient}>
       <McpProvider url={url} lingerMs={20}>
-        <Caller captured={captured} />
+        <Caller captured={captured} options={options} />
       </McpProvider>
     </QueryClientProvider>,
   );
@@ -99,6 +105,38 @@ describe.each(ERA_CASES)('cancelling a tool call (rule 16, $kind)', ({ kind, era
     });
     await eventually(() => expect(call().status).toBe('success'));
     expect(call().cancelled).toBe(false);
+  });
+
+  it('cancel() while a retry waits ends the call: the tool is not run again', async () => {
+    const server = await serve(kind);
+    // Each attempt times out (the held tool never answers); the retry waits a second.
+    const { call, captured } = app(server.url, { retry: 1, retryDelay: 1000 });
+    cleanups.push(() => server.store.extras.release());
+    let outcome: unknown;
+    act(() => {
+      call()
+        .mutateAsync({ name: 'slow', timeoutMs: 50 })
+        .then(
+          (value) => {
+            outcome = value;
+          },
+          (error: unknown) => {
+            outcome = error;
+          },
+        );
+    });
+    await eventually(() => expect(call().failureCount).toBe(1));
+    expect(call().status).toBe('pending');
+    expect(server.counters().toolCalls).toBe(1);
+    act(() => call().cancel());
+    expect(call().cancelled).toBe(true);
+    await eventually(() => expect(outcome).toBeInstanceOf(McpQueryError), { timeout: 5000 });
+    expect((outcome as McpQueryError).code).toBe('CANCELLED');
+    // Settled: no attempt is left to run.
+    expect(server.counters().toolCalls).toBe(1);
+    expect(call().cancelled).toBe(true);
+    expect(call().status).toBe('idle');
+    expect(captured.errors).toEqual([]);
   });
 
   it('cancel() with no call running does nothing', async () => {

@@ -54,9 +54,19 @@ export function watchEvents(
     ended = true;
     watch.onEnd();
   };
+  /**
+   * The id the SDK resumes with, as its parser reads it: the last `id:` with no NUL, of an event
+   * with data, unless empty. Another one would make the resumption look like some other stream's.
+   */
   const eventId = (event: string) => {
-    const id = /(?:^|[\r\n])id: ?([^\r\n]*)/.exec(event);
-    if (id) watch.onEventId?.(id[1] as string);
+    let id = '';
+    let data = false;
+    for (const line of lines(event)) {
+      if (/^data(:|$)/.test(line)) data = true;
+      else if (/^id(:|$)/.test(line) && !line.includes('\0'))
+        id = line.slice(line[3] === ' ' ? 4 : 3);
+    }
+    if (data && id) watch.onEventId?.(id);
   };
   /** What of `partial` + `text` passes now; the start of an incomplete event waits for more. */
   const pass = (text: string): string => {
@@ -130,7 +140,7 @@ function dropped(event: string, filter: UpdateFilter | undefined): boolean {
   const plain = PLAIN_URI.exec(event)?.[1];
   if (plain !== undefined && filter.relevant(plain)) return false;
   let data = '';
-  for (const line of event.split(/\r\n|\r|\n/)) {
+  for (const line of lines(event)) {
     if (line.startsWith('data:')) data += (data ? '\n' : '') + line.slice(line[5] === ' ' ? 6 : 5);
   }
   let message: unknown;
@@ -145,4 +155,9 @@ function dropped(event: string, filter: UpdateFilter | undefined): boolean {
   if (typeof uri !== 'string' || uri.length === 0 || filter.relevant(uri)) return false;
   filter.dropped(uri);
   return true;
+}
+
+/** The lines of one SSE event, whatever its line ends. */
+function lines(event: string): string[] {
+  return event.split(/\r\n|\r|\n/);
 }

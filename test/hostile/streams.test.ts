@@ -211,3 +211,19 @@ describe('a 2025 server whose SSE stream asks for an absurd retry: delay and han
     expect(reopens).toBeLessThanOrEqual(1 + elapsed / MIN_MS_PER_REOPEN);
   });
 });
+
+describe('a 2025 server whose SSE events name their id twice (rule 6)', () => {
+  // The SDK resumes with the id an event ends up with (the last `id:` line of an event with
+  // data); a stream resumed with an id other than the one the package saw was taken for a
+  // response stream, so its reopening was never seen: `resuming` forever, and no backoff.
+  it('still sees each resumption open, so the stream is not stuck resuming', async () => {
+    h = await startHostile(
+      'legacy-v2',
+      { reconnect: RECONNECT },
+      answerGets('text/event-stream', 'id: 5\nid: 6\ndata: \n\n'),
+    );
+    h.mount(URI);
+    const { reopens } = await watch(h, 'GET');
+    expect(diagnosticsOf(h.sync).stream.reopenCount).toBeGreaterThanOrEqual(reopens - 1);
+  });
+});

@@ -94,28 +94,35 @@ export function useToolCallMutation(
     },
     queryClient,
   );
-  // This observer lets go of the call (TanStack's reset; a running call runs on): a
-  // notification of it still on its way does not show, and cancel() no longer reaches it.
-  const reset = () => {
-    running.current = undefined;
-    mutation.reset();
-    setProgress(undefined);
-    setCancelled(false);
-  };
-  const cancel = () => {
-    const own = running.current;
-    if (!own || own.signal.aborted || !mutation.isPending) return;
-    own.abort(new McpQueryError('CANCELLED', 'the call was cancelled'));
-    // The call settles as cancelled: this observer lets go of it, so it shows no error.
-    reset();
-    setCancelled(true);
-  };
+  const latest = useRef(mutation);
+  latest.current = mutation;
+  // Made once, so stable as TanStack's own reset is (a host's `useEffect(() => call.cancel,
+  // [call.cancel])` cancels when its component goes, not at each render), and reading the
+  // latest render (one taken before the call started still reaches it).
+  const [own] = useState(() => {
+    // This observer lets go of the call (TanStack's reset; a running call runs on): a
+    // notification of it still on its way does not show, and cancel() no longer reaches it.
+    const reset = () => {
+      running.current = undefined;
+      latest.current.reset();
+      setProgress(undefined);
+      setCancelled(false);
+    };
+    const cancel = () => {
+      const call = running.current;
+      if (!call || call.signal.aborted || !latest.current.isPending) return;
+      call.abort(new McpQueryError('CANCELLED', 'the call was cancelled'));
+      // The call settles as cancelled: this observer lets go of it, so it shows no error.
+      reset();
+      setCancelled(true);
+    };
+    return { reset, cancel };
+  });
   // Progress belongs to a call the observer follows (none once reset or cancelled).
   return {
     ...mutation,
-    reset,
+    ...own,
     progress: mutation.isIdle ? undefined : progress,
-    cancel,
     cancelled,
   };
 }

@@ -7,6 +7,7 @@
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render, screen } from '@testing-library/react';
+import { useEffect } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpProvider, type UseCallToolOptions, useCallTool } from '../../src';
 import type { TestServer } from '../servers';
@@ -34,26 +35,45 @@ interface Captured {
   call?: ReturnType<typeof useCallTool>;
 }
 
-function Caller({ options, captured }: { options?: UseCallToolOptions; captured: Captured }) {
+function Caller({
+  options,
+  captured,
+  cancelOnUnmount = false,
+}: {
+  options?: UseCallToolOptions;
+  captured: Captured;
+  cancelOnUnmount?: boolean;
+}) {
   const call = useCallTool(options);
   captured.call = call;
+  // A host's "stop the call when this component goes": an effect whose cleanup is cancel.
+  useEffect(() => (cancelOnUnmount ? call.cancel : undefined), [cancelOnUnmount, call.cancel]);
   return <div data-testid="progress">{call.progress ? String(call.progress.progress) : '-'}</div>;
 }
 
-function app(server: TestServer, options?: UseCallToolOptions, queryClient = new QueryClient()) {
+function app(
+  server: TestServer,
+  options?: UseCallToolOptions,
+  queryClient = new QueryClient(),
+  cancelOnUnmount = false,
+) {
   atEnd(() => queryClient.clear());
   const captured: Captured = {};
-  render(
+  const tree = (caller: boolean) => (
     <QueryClientProvider client={queryClient}>
       <McpProvider url={server.url} lingerMs={20}>
-        <Caller options={options} captured={captured} />
+        {caller && (
+          <Caller options={options} captured={captured} cancelOnUnmount={cancelOnUnmount} />
+        )}
       </McpProvider>
-    </QueryClientProvider>,
+    </QueryClientProvider>
   );
-  return () => {
+  const { rerender } = render(tree(true));
+  const call = () => {
     if (!captured.call) throw new Error('not rendered');
     return captured.call;
   };
+  return Object.assign(call, { unmountCaller: () => rerender(tree(false)) });
 }
 
 /** Settles once the call's promise does, however it ends. */
@@ -117,5 +137,36 @@ describe.each(ERA_CASES)('useCallTool under TanStack options ($kind)', ({ kind }
     expect(screen.getByTestId('progress').textContent).toBe('-');
     expect(call().progress).toBeUndefined();
     expect(call().status).toBe('idle');
+  });
+
+  it('an effect whose cleanup is cancel() stops the call when the component goes, not when it re-renders', async () => {
+    const server = await serve(kind);
+    const call = app(server, undefined, undefined, true);
+    act(() => {
+      run(call().mutateAsync({ name: 'slow' }));
+    });
+    // The progress notification re-renders the component: the call runs on.
+    await eventually(() => expect(screen.getByTestId('progress').textContent).toBe('1'));
+    expect(call().status).toBe('pending');
+    expect(call().cancelled).toBe(false);
+    act(() => call.unmountCaller());
+    await eventually(() => expect(server.store.extras.cancelledCalls).toEqual(['slow']));
+  });
+
+  it('cancel() taken before the call started (a handler or timer made earlier) still cancels it', async () => {
+    const server = await serve(kind);
+    const call = app(server);
+    const { cancel } = call();
+    let outcome = { settled: false } as ReturnType<typeof run>;
+    act(() => {
+      outcome = run(call().mutateAsync({ name: 'slow' }));
+    });
+    await eventually(() => expect(call().progress?.progress).toBe(1));
+    act(() => cancel());
+    expect(call().cancelled).toBe(true);
+    expect(call().status).toBe('idle');
+    await eventually(() => expect(server.store.extras.cancelledCalls).toEqual(['slow']));
+    await eventually(() => expect(outcome.settled).toBe(true));
+    expect(outcome.value).toMatchObject({ code: 'CANCELLED' });
   });
 });

@@ -2,7 +2,7 @@ import type { Client, McpSubscription } from '@modelcontextprotocol/client';
 import { backoffDelay } from './backoff';
 import type { ChangeChannel, ChannelReport, CloseReason, Coverage } from './channel';
 import { declinedChanges, initialStatus, noCoverage } from './channel';
-import { errorMessage } from './errors';
+import { errorMessage, rpcCode } from './errors';
 import type { StreamStatus } from './events';
 import type { Desire } from './interest';
 import { delay, whileAlive } from './lifetime';
@@ -34,7 +34,7 @@ export class ListenChannel implements ChangeChannel {
   readonly #client: Pick<Client, 'listen'>;
   readonly #report: ChannelReport;
   readonly #options: ListenChannelOptions;
-  readonly #canSubscribe: boolean;
+  #cannot: string | undefined; // why no URI can be covered, if none can
   #desire: Desire = { uris: [], held: new Set(), lists: new Set() };
   #streams: Stream[] = [];
   #opening: Opening | undefined;
@@ -67,11 +67,13 @@ export class ListenChannel implements ChangeChannel {
     this.#client = client;
     this.#report = report;
     this.#options = options;
-    this.#canSubscribe = options.capabilities?.resources?.subscribe === true;
+    if (options.capabilities?.resources?.subscribe !== true) {
+      this.#cannot = 'the server did not declare resources.subscribe';
+    }
     this.#retry = new RetryTimer(options.signal);
     this.#retiring = new Retiring(options.signal);
     this.#status = initialStatus('listen', options.clock.now());
-    if (!this.#canSubscribe && !NOTIFIED_LISTS.some((list) => this.#declares(list))) {
+    if (this.#cannot && !NOTIFIED_LISTS.some((list) => this.#declares(list))) {
       this.#setStatus({
         state: 'unsupported',
         note: 'the server declared neither resources.subscribe nor any listChanged',
@@ -81,7 +83,7 @@ export class ListenChannel implements ChangeChannel {
 
   update(desire: Desire): void {
     this.#desire = desire;
-    if (!this.#canSubscribe) this.#reportDeclined();
+    if (this.#cannot) this.#reportDeclined();
     if (this.#refusals.forget(desire.held, desire.lists)) this.#reportStreams();
     this.#noteNewcomers();
     this.#stopIdle?.();
@@ -93,7 +95,7 @@ export class ListenChannel implements ChangeChannel {
   }
 
   mayCover(uri: string): boolean {
-    return this.#canSubscribe && !this.#declined.has(uri);
+    return !this.#cannot && !this.#declined.has(uri);
   }
 
   /** Not once a stream was asked for `list` and not granted it: nothing asks again (rule 5). */
@@ -139,10 +141,8 @@ export class ListenChannel implements ChangeChannel {
 
   /** Declined, reported as what changed: every wanted URI if none can be covered, else `notGranted`. */
   #reportDeclined(notGranted = new Map<string, string>()): void {
-    const reason = 'the server did not declare resources.subscribe';
-    const next = this.#canSubscribe
-      ? notGranted
-      : new Map(this.#desire.uris.map((u) => [u, reason]));
+    const reason = this.#cannot;
+    const next = reason ? new Map(this.#desire.uris.map((u) => [u, reason])) : notGranted;
     const changes = declinedChanges(this.#declined, next);
     this.#declined = next;
     if (changes.length > 0) this.#report.declined(changes);
@@ -173,7 +173,7 @@ export class ListenChannel implements ChangeChannel {
     this.#settle = false;
     const lists = new Set([...this.#desire.lists].filter((list) => this.#declares(list)));
     let keep: ReadonlySet<string> = new Set();
-    if (this.#canSubscribe) {
+    if (!this.#cannot) {
       const { held } = this.#desire;
       // What retention let go but a stream still carries is not active any more.
       const active = new Set<string>();
@@ -289,7 +289,16 @@ export class ListenChannel implements ChangeChannel {
 
   #openFailed(next: Opening, error: unknown): void {
     this.#opening = undefined;
-    this.#status = { ...this.#status, lastError: errorMessage(error) };
+    const lastError = errorMessage(error);
+    this.#status = { ...this.#status, lastError };
+    // No listen at all ("method not found"): asking again cannot help, nothing is covered.
+    if (rpcCode(error) === -32601) {
+      this.#cannot = `cannot listen: ${lastError}`;
+      this.#setStatus({ state: 'unsupported', note: this.#cannot });
+      void this.close();
+      this.#reportStreams();
+      return;
+    }
     // A refusal is narrowed down at once; anything else is asked again with backoff.
     if (this.#refusals.refused(next, this.#streams, error)) {
       this.#reportStreams();

@@ -427,6 +427,36 @@ describe('listens a full 2026-07-28 server turns away for now', () => {
   });
 });
 
+describe('a 2026-07-28 server without subscriptions/listen', () => {
+  // Its listens are answered "method not found" (-32601): a server that negotiated 2026-07-28
+  // and declared resources.subscribe but has no handler for it. Asking again cannot help; it was
+  // asked again with backoff forever, the status `reconnecting` for good.
+  it('is unsupported after one listen: every URI declined with the reason, no retries, status ready', async () => {
+    const server = refusing(() => true, { code: -32601, message: 'Method not found' });
+    h = await startHostile('modern', {}, server.rules);
+    h.server.store.upsert(text(B, 'b1'));
+    const a = h.mount(URI);
+    const b = h.mount(B);
+    const hostile = h;
+    await eventually(() =>
+      expect(diagnosticsOf(hostile.sync).stream).toMatchObject({
+        state: 'unsupported',
+        note: expect.stringContaining('Method not found'),
+      }),
+    );
+    await eventually(() =>
+      expect([URI, B].map((uri) => hostile.resource(uri)?.declined)).toEqual([
+        expect.stringContaining('Method not found'),
+        expect.stringContaining('Method not found'),
+      ]),
+    );
+    await eventually(() => expect([a.text(), b.text()]).toEqual(['v1', 'b1']));
+    await idle(hostile.queryClient);
+    expect(hostile.proxy.stats(LISTEN).requests).toBe(1);
+    expect(hostile.sync.getState()).toMatchObject({ status: 'ready' });
+  });
+});
+
 describe('subscribe answers from a hostile 2025 server', () => {
   it('a refused subscription is reported declined, is not retried in a loop, and follows its TTL', async () => {
     // Subscribes counted as the client sends them.

@@ -77,15 +77,19 @@ export function useToolCallMutation(
         setProgress(undefined);
         setCancelled(false);
         running.current = own;
+        const { signal } = variables;
+        // The call's own signal ends it as cancel() does: an outcome, not an error.
+        const stop = () => running.current === own && api.cancel();
+        signal?.addEventListener('abort', stop);
         return call({
           ...variables,
-          signal: variables.signal ? AbortSignal.any([own.signal, variables.signal]) : own.signal,
+          signal: signal ? AbortSignal.any([own.signal, signal]) : own.signal,
           onProgress: (next) => {
             // A call that a later one superseded still reports to its own onProgress only.
             if (running.current === own) setProgress(next);
             variables.onProgress?.(next);
           },
-        });
+        }).finally(() => signal?.removeEventListener('abort', stop));
       },
       retry: callRetry(retries),
       ...(onError && {
@@ -99,7 +103,7 @@ export function useToolCallMutation(
   // Made once, so stable as TanStack's own reset is (a host's `useEffect(() => call.cancel,
   // [call.cancel])` cancels when its component goes, not at each render), and reading the
   // latest render (one taken before the call started still reaches it).
-  const [own] = useState(() => {
+  const [api] = useState(() => {
     // This observer lets go of the call (TanStack's reset; a running call runs on): a
     // notification of it still on its way does not show, and cancel() no longer reaches it.
     const reset = () => {
@@ -121,7 +125,7 @@ export function useToolCallMutation(
   // Progress belongs to a call the observer follows (none once reset or cancelled).
   return {
     ...mutation,
-    ...own,
+    ...api,
     progress: mutation.isIdle ? undefined : progress,
     cancelled,
   };

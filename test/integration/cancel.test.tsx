@@ -139,6 +139,29 @@ describe.each(ERA_CASES)('cancelling a tool call (rule 16, $kind)', ({ kind, era
     expect(captured.errors).toEqual([]);
   });
 
+  it('a call whose own signal aborts settles as cancel() does: idle, cancelled, no error', async () => {
+    const server = await serve(kind);
+    const { call, captured } = app(server.url);
+    const controller = new AbortController();
+    let outcome: unknown;
+    act(() => {
+      call()
+        .mutateAsync({ name: 'slow', signal: controller.signal })
+        .catch((error: unknown) => {
+          outcome = error;
+        });
+    });
+    await eventually(() => expect(call().progress?.progress).toBe(1));
+    act(() => controller.abort('left the page'));
+    await eventually(() => expect(server.store.extras.cancelledCalls).toEqual(['slow']));
+    await eventually(() => expect(outcome).toBeInstanceOf(McpQueryError));
+    expect((outcome as McpQueryError).code).toBe('CANCELLED');
+    await eventually(() => expect(call().cancelled).toBe(true));
+    expect(call().status).toBe('idle');
+    expect(call().error).toBeNull();
+    expect(captured.errors).toEqual([]);
+  });
+
   it('cancel() with no call running does nothing', async () => {
     const server = await serve(kind);
     const { call } = app(server.url);

@@ -104,7 +104,9 @@ describe.each(RETRYING)('useCallServerTool with %s', (_, options, config) => {
     expect(server.counters().toolCalls).toBe(1);
     act(() => controller.abort());
     await eventually(() => expect(outcome).toMatchObject({ code: 'CANCELLED' }), { timeout: 500 });
-    expect(call().failureCount).toBe(1);
+    // Settled as cancel() settles a call: no error, nothing left to retry.
+    expect(call().cancelled).toBe(true);
+    expect(call().failureCount).toBe(0);
     expect(server.counters().toolCalls).toBe(1);
   });
 

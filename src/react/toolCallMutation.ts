@@ -77,19 +77,19 @@ export function useToolCallMutation(
         setProgress(undefined);
         setCancelled(false);
         running.current = own;
-        const { signal } = variables;
-        // The call's own signal ends it as cancel() does: an outcome, not an error.
-        const stop = () => running.current === own && api.cancel();
-        signal?.addEventListener('abort', stop);
         return call({
           ...variables,
-          signal: signal ? AbortSignal.any([own.signal, signal]) : own.signal,
+          signal: variables.signal ? AbortSignal.any([own.signal, variables.signal]) : own.signal,
           onProgress: (next) => {
             // A call that a later one superseded still reports to its own onProgress only.
             if (running.current === own) setProgress(next);
             variables.onProgress?.(next);
           },
-        }).finally(() => signal?.removeEventListener('abort', stop));
+        }).catch((error) => {
+          // Its own signal aborted: the call ends as cancel() ends it, an outcome, not an error.
+          if (isCancelled(error) && running.current === own) api.cancel();
+          throw error;
+        });
       },
       retry: callRetry(retries),
       ...(onError && {

@@ -18,7 +18,8 @@ export interface Watch {
 
 /** Messages longer than this are never looked into: they go to the SDK as they came. */
 const LOOK_INTO = 4096;
-const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
+/** A line's end, then an empty line's (CRLF, LF or CR each, mixed as they come). */
+const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/g;
 
 export function rewrap(response: Response, watch: Watch): Response {
   return new Response(watchEvents(response.body as ReadableStream<Uint8Array>, watch), {

@@ -88,6 +88,37 @@ describe('watchEvents', () => {
     expect(dropped).toHaveBeenCalledTimes(2);
   });
 
+  // A line may end in LF and the blank line after it in CRLF (or CR): the event ends there, as
+  // the SDK's parser reads it. Such an event was held back until another end of the three
+  // spellings came, or 4 KiB more: with every event so written, each waited for the next.
+  it.each([
+    ['LF then CRLF', '\n\r\n'],
+    ['LF then CR', '\n\r'],
+    ['CRLF then LF', '\r\n\n'],
+    ['CRLF then CR', '\r\n\r'],
+  ])('hands an event over as soon as it ends, whatever its line ends mix (%s)', async (_, end) => {
+    const first = `id: 1\ndata: {"jsonrpc":"2.0","method":"${UPDATED}","params":{"uri":"a://1"}}${end}`;
+    const second = update('a://2', '2');
+    let pulls = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls += 1;
+        controller.enqueue(new TextEncoder().encode(pulls === 1 ? first : second));
+        if (pulls === 2) controller.close();
+      },
+    });
+    const ids: string[] = [];
+    const reader = watchEvents(body, {
+      onEnd: () => {},
+      onEventId: (id) => ids.push(id),
+      filter: { relevant: () => true, dropped: () => {} },
+    }).getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toBe(first);
+    expect(ids).toEqual(['1']);
+    await reader.cancel();
+  });
+
   it('lets through what could matter or cannot be read cheaply: malformed, batched, requests, long, unfinished', async () => {
     const filter = { relevant: () => false, dropped: vi.fn() };
     const passing = [

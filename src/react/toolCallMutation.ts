@@ -61,14 +61,18 @@ export function useToolCallMutation(
   // One controller per call (mutate), shared by its attempts: a call cancelled while a retry
   // waits stays cancelled (the retry would run the tool again on the server).
   const calls = useRef(new WeakMap<CallToolVariables, AbortController>()).current;
-  const retries = retry ?? queryClient.defaultMutationOptions<Options>({ mutationKey }).retry;
+  // The QueryClient's mutation defaults, for what the hook wraps (its own would hide them).
+  const defaults = queryClient.defaultMutationOptions<Options>({ mutationKey });
+  const retries = retry ?? defaults.retry;
+  const started = onMutate ?? defaults.onMutate;
+  const failed = onError ?? defaults.onError;
   const mutation = useMutation<CallToolResult, Error, CallToolVariables>(
     {
       ...mutationOptions,
       mutationKey,
       onMutate: (variables, ...rest) => {
         calls.set(variables, new AbortController());
-        return onMutate?.(variables, ...rest);
+        return started?.(variables, ...rest);
       },
       mutationFn: (variables) => {
         const own = calls.get(variables) ?? new AbortController();
@@ -92,8 +96,8 @@ export function useToolCallMutation(
         });
       },
       retry: callRetry(retries),
-      ...(onError && {
-        onError: (error, ...rest) => (isCancelled(error) ? undefined : onError(error, ...rest)),
+      ...(failed && {
+        onError: (error, ...rest) => (isCancelled(error) ? undefined : failed(error, ...rest)),
       }),
     },
     queryClient,

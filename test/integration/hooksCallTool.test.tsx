@@ -169,4 +169,25 @@ describe.each(ERA_CASES)('useCallTool under TanStack options ($kind)', ({ kind }
     await eventually(() => expect(outcome.settled).toBe(true));
     expect(outcome.value).toMatchObject({ code: 'CANCELLED' });
   });
+
+  it('the QueryClient’s mutation onMutate runs for a call, and its onError not for a cancelled one', async () => {
+    const server = await serve(kind);
+    const started: unknown[] = [];
+    const failed: unknown[] = [];
+    const mutations = {
+      onMutate: (variables: unknown) => void started.push(variables),
+      onError: (error: unknown) => void failed.push(error),
+    };
+    const call = app(server, undefined, new QueryClient({ defaultOptions: { mutations } }));
+    let outcome = { settled: false } as ReturnType<typeof run>;
+    act(() => {
+      outcome = run(call().mutateAsync({ name: 'slow' }));
+    });
+    await eventually(() => expect(call().progress?.progress).toBe(1));
+    expect(started).toEqual([{ name: 'slow' }]);
+    act(() => call().cancel());
+    await eventually(() => expect(outcome.settled).toBe(true));
+    expect(outcome.value).toMatchObject({ code: 'CANCELLED' });
+    expect(failed).toEqual([]);
+  });
 });

@@ -77,12 +77,15 @@ export function createHttpTransport(
   const transport = new StreamableHTTPClientTransport(url, {
     fetch: observedFetch(observer, standalone, sent, options),
     // Every resumption waits what the SDK says (the server's `retry:`, which
-    // the spec says to respect) up to the backoff's cap: a `retry:` past
-    // 2^31 - 1 ms would fire at once, in a tight loop. The standalone stream
+    // the spec says to respect) within the backoff's bounds: a `retry:` past
+    // 2^31 - 1 ms would fire at once, and the SDK starts its count over at
+    // each resumption that opened, so a stream resumed with `retry: 0` that
+    // ends again at once would be asked in a tight loop. The standalone stream
     // waits longer the more often it died young, so a server that accepts it
     // and hangs up at once is not hammered.
     reconnectionScheduler: (reconnect, delay) => {
-      let wait = Math.min(delay, options.backoff.maxDelayMs);
+      const { initialDelayMs, maxDelayMs } = options.backoff;
+      let wait = Math.max(initialDelayMs, Math.min(delay, maxDelayMs));
       if (standalone.ended) {
         standalone.ended = false;
         wait = Math.max(

@@ -227,3 +227,35 @@ describe('a 2025 server whose SSE events name their id twice (rule 6)', () => {
     expect(diagnosticsOf(h.sync).stream.reopenCount).toBeGreaterThanOrEqual(reopens - 1);
   });
 });
+
+describe('a 2025 server whose read answers are streams that end at once, asking for retry: 0', () => {
+  // A response stream with an event id that ends before its answer is resumed (GET with
+  // Last-Event-ID) after the server's retry:, its attempt count starting over at each resumption
+  // that opened. Resumed the same way again and again, it was asked in a tight loop until the
+  // read timed out.
+  it('resumes it with a backoff, not in a tight loop, until the read gives up', async () => {
+    const stream = 'id: p1\nretry: 0\ndata: \n\n';
+    let gets = 0;
+    const hostile = await startHostile(
+      'legacy-v2',
+      { reconnect: RECONNECT, requestTimeoutMs: 2000 },
+      {
+        // The first GET is the session's own stream, left to the server (it stays open).
+        respond: (exchange) => {
+          if (exchange.httpMethod === 'GET') gets += 1;
+          const cut =
+            exchange.method === 'resources/read' || (exchange.httpMethod === 'GET' && gets > 1);
+          return cut
+            ? { status: 200, headers: { 'content-type': 'text/event-stream' }, body: stream }
+            : undefined;
+        },
+      },
+    );
+    h = hostile;
+    const view = hostile.mount(URI, { retry: false });
+    const { reopens, elapsed } = await watch(hostile, 'GET');
+    // Each resumption waits RECONNECT.initialDelayMs at least: half of that tells a tight loop apart.
+    expect(reopens).toBeLessThanOrEqual(1 + elapsed / (RECONNECT.initialDelayMs / 2));
+    await eventually(() => expect(view.result().status).toBe('error'), { timeout: 10_000 });
+  });
+});

@@ -8,7 +8,7 @@ import {
   initialStatus,
 } from './channel';
 import type { Clock } from './clock';
-import { errorMessage, rpcCode } from './errors';
+import { errorMessage, isPermanent } from './errors';
 import type { StreamStatus } from './events';
 import type { LegacyStreamState } from './httpTransport';
 import type { Desire } from './interest';
@@ -245,11 +245,11 @@ export class SubscribeChannel implements ChangeChannel {
         }),
         whileAlive(signal, (error: unknown) => {
           // A "no" (unknown resource, method not found…) would be answered again. No answer (a
-          // timeout, the network) says nothing of the server's will, nor whether it subscribed:
+          // timeout), or a passing error (-32603, a gateway's -32000), says nothing of the URI:
           // asked again with backoff, declined meanwhile. With no stream, neither: it stays
           // declined with the stream's note, and nothing is asked again (#scheduleRetry).
           let reason = `the server refused: ${errorMessage(error)}`;
-          if (rpcCode(error) !== undefined) {
+          if (isPermanent(error)) {
             this.#phases.delete(uri);
           } else {
             this.#phases.set(uri, 'unsure');
@@ -299,8 +299,8 @@ export class SubscribeChannel implements ChangeChannel {
         }),
         whileAlive(signal, (error: unknown) => {
           // A refusal is final (the session's end forgets the rest); no
-          // answer leaves the subscription possibly held: ask again.
-          if (rpcCode(error) !== undefined) {
+          // answer, or a passing error, leaves it possibly held: ask again.
+          if (isPermanent(error)) {
             this.#phases.delete(uri);
             this.#retries.delete(uri);
           } else {

@@ -649,6 +649,31 @@ describe('subscribe answers from a hostile 2025 server', () => {
     h.server.setText(URI, 'v2');
     await eventually(() => expect(view.text()).toBe('v2'));
   });
+
+  // An internal error (-32603) or a gateway's (-32000) says nothing of the URI: the 2026 era asks
+  // such a listen again with backoff. A 2025 subscribe so answered was declined for the rest of
+  // the session: a server's passing trouble left the URI unpushed for hours.
+  it('a subscribe answered with a passing server error is asked again, and covers once it succeeds', async () => {
+    let failures = 0;
+    h = await startHostile(
+      'legacy-v2',
+      {},
+      {
+        rewrite: (message, exchange) => {
+          if (!subscribeOf(exchange, URI) || !('result' in message) || failures > 0)
+            return undefined;
+          failures += 1;
+          return { jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'db busy' } };
+        },
+      },
+    );
+    const view = h.mount(URI);
+    await eventually(() => expect(view.text()).toBe('v1'));
+    await h.acknowledged(URI, 10_000);
+    expect(h.proxy.stats(SUBSCRIBE).requests).toBe(2);
+    h.server.setText(URI, 'v2');
+    await eventually(() => expect(view.text()).toBe('v2'));
+  });
 });
 
 describe.each(HOSTILE_KINDS)('a URI the $kind server refused, after a reconnect', ({ kind }) => {

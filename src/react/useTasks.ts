@@ -1,6 +1,6 @@
 import type { CallToolResult, Task, TaskStatus } from '@modelcontextprotocol/client';
 import { type UseQueryResult, useQueries, useQuery } from '@tanstack/react-query';
-import { useSyncExternalStore } from 'react';
+import { useCallback, useSyncExternalStore } from 'react';
 import {
   cancelTask,
   dismissTask,
@@ -55,6 +55,16 @@ export function useTasks(options: { scope?: string; storage?: TaskStorage } = {}
   const book = taskBook(sync, storage ? { storage } : {});
   const stored = useSyncExternalStore(book.subscribe, book.list, book.list);
   const { capabilities } = useMcp(scope);
+  // The same function from render to render (an effect that depends on it runs once).
+  const start = useCallback<UseTasksResult['start']>(
+    (name, args, startOptions) =>
+      startTask(sync, {
+        name,
+        ...(args && { arguments: args }),
+        ...(startOptions?.ttlMs !== undefined && { ttlMs: startOptions.ttlMs }),
+      }),
+    [sync],
+  );
   const queries = useQueries(
     {
       queries: stored.map(({ taskId }) => taskQueryOptions(taskId, { scope: sync.keys.scope })),
@@ -75,12 +85,7 @@ export function useTasks(options: { scope?: string; storage?: TaskStorage } = {}
         dismiss: () => dismissTask(sync, entry.taskId),
       };
     }),
-    start: (name, args, startOptions) =>
-      startTask(sync, {
-        name,
-        ...(args && { arguments: args }),
-        ...(startOptions?.ttlMs !== undefined && { ttlMs: startOptions.ttlMs }),
-      }),
+    start,
     supported: capabilities && supportsToolTasks(capabilities),
   };
 }

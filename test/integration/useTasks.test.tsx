@@ -6,6 +6,7 @@
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render, screen } from '@testing-library/react';
+import { useEffect } from 'react';
 import { afterEach, expect, it } from 'vitest';
 import { McpProvider, useTasks } from '../../src';
 import type { TaskStorage } from '../../src/core/tasks';
@@ -105,4 +106,32 @@ it('on a server without tasks (2026-07-28) it says so, and start sends nothing',
   await eventually(() => expect(shown().dataset.supported).toBe('false'));
   await expect(tasks().start('job')).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
   expect(server.counters().methods['tools/call']).toBeUndefined();
+});
+
+/** A host's "start the job once this shows": an effect on `start`, as the hook rules ask. */
+function StartOnShow({ starts }: { starts: Set<unknown> }) {
+  const { start, tasks } = useTasks({ storage: storage() });
+  starts.add(start);
+  useEffect(() => void start('job').catch(() => {}), [start]);
+  return <ul data-testid="tasks">{tasks.map((task) => `${task.name} ${task.status ?? '…'}`)}</ul>;
+}
+
+it('start is the same function from render to render: an effect on it starts one task', async () => {
+  const server = await serve('legacy-v1', true);
+  const queryClient = new QueryClient();
+  cleanups.push(() => queryClient.clear());
+  const starts = new Set<unknown>();
+  render(
+    <QueryClientProvider client={queryClient}>
+      <McpProvider url={server.url} lingerMs={20}>
+        <StartOnShow starts={starts} />
+      </McpProvider>
+    </QueryClientProvider>,
+  );
+  await eventually(() => expect(shown().textContent).toBe('job working'));
+  expect(starts.size).toBe(1);
+  act(() => void server.store.extras.release());
+  await eventually(() => expect(shown().textContent).toBe('job completed'));
+  expect(starts.size).toBe(1);
+  expect(server.counters().toolCalls).toBe(1);
 });

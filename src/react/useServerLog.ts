@@ -1,5 +1,5 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
-import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
 import { severity } from '../core/logLevels';
 import { DEFAULT_LOG_MAX, logMax, type ServerLogEntry, serverLog } from '../core/serverLog';
 import { useMcpSync } from './context';
@@ -53,10 +53,13 @@ export function useServerLog(options: UseServerLogOptions = {}): UseServerLogRes
     return { shown: snapshot.entries.filter((entry) => severity(entry.level) >= floor), gone };
   }, [snapshot, level]);
   const entries = useMemo(() => shown.slice(0, max), [shown, max]);
+  // The same function from render to render: an effect that depends on it (and clears, so
+  // renders again) does not run at every render, clearing what comes, in a loop.
+  const clear = useCallback(() => log.clear(), [log]);
   return {
     entries,
     dropped: gone + shown.length - entries.length,
     supported: capabilities && capabilities.logging !== undefined,
-    clear: () => log.clear(),
+    clear,
   };
 }

@@ -7,7 +7,7 @@
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, McpProvider, useCallTool, useServerLog } from '../../src';
 import { McpCacheSync } from '../../src/core/mcpCacheSync';
@@ -58,9 +58,27 @@ interface Caller {
 
 type Level = 'debug' | 'warning' | 'error';
 
-function Log({ level, max, caller }: { level?: Level; max?: number; caller: Caller }) {
+function Log({
+  level,
+  max,
+  clearOnLevel,
+  caller,
+}: {
+  level?: Level;
+  max?: number;
+  /** A host's "start afresh at each level": an effect on the level and `clear` (counted). */
+  clearOnLevel?: { clears: number };
+  caller: Caller;
+}) {
   const log = useServerLog({ ...(level && { level }), ...(max && { max }) });
   caller.call = useCallTool();
+  const { clear } = log;
+  useEffect(() => {
+    // At most 10: an effect run at every render would clear, render and clear again for ever.
+    if (!clearOnLevel || !level || clearOnLevel.clears >= 10) return;
+    clearOnLevel.clears += 1;
+    clear();
+  }, [clearOnLevel, level, clear]);
   return (
     <div data-testid="log" data-supported={String(log.supported)}>
       {log.entries.map((entry) => `${entry.level}:${JSON.stringify(entry.data)}`).join(' ')}
@@ -69,7 +87,10 @@ function Log({ level, max, caller }: { level?: Level; max?: number; caller: Call
   );
 }
 
-function app(url: string, props: { level?: Level; max?: number }) {
+function app(
+  url: string,
+  props: { level?: Level; max?: number; clearOnLevel?: { clears: number } },
+) {
   const queryClient = new QueryClient();
   atEnd(() => queryClient.clear());
   const caller: Caller = {};
@@ -125,6 +146,16 @@ describe.each(ERA_CASES)('server logs ($kind)', ({ kind, era }) => {
     await eventually(() => expect(supported()).toBe('true'));
     await run('burst');
     await eventually(() => expect(shown()).toBe('error:"e" error:"d" (+3 dropped)'));
+  });
+
+  it('clear is the same function from render to render: an effect on it clears once per level', async () => {
+    const server = await serve(kind);
+    const clearOnLevel = { clears: 0 };
+    const { run } = app(server.url, { level: 'warning', clearOnLevel });
+    await eventually(() => expect(supported()).toBe('true'));
+    await run('chatty');
+    await eventually(() => expect(shown()).toBe('error:"bad" warning:{"disk":91}'));
+    expect(clearOnLevel.clears).toBe(1);
   });
 
   it('a server that declared no logging is not asked, and says so', async () => {

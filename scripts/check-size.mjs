@@ -115,9 +115,17 @@ export const BUDGET_GZIP_BYTES = 15_000;
  * host's own state still shows it) gets a stand-in that fails with `UNKNOWN_SERVER` instead of
  * throwing (the context's `missing`, passed on by McpProvider; `UNKNOWN_SERVER` is a permanent
  * failure like `INVALID_OPTIONS`, so the stand-in is never retried).
+ * 20,310 B (+147 B), for correctness against buggy or hostile servers (each fix measured apart):
+ * a server's SSE `retry:` kept between the backoff's bounds (+7 B and +12 B: `retry: 99999999999`
+ * fired at once, `retry: 0` on a response stream that ends at once; both were tight loops of
+ * hundreds of GETs a second), endless pagination not retried (+27 B: 256 requests per fetch), an
+ * event's id read as the SDK reads it (+32 B: two `id:` lines left the status `reconnecting` for
+ * good), an event ending in mixed line ends seen to end (+4 B: each event waited for the next), a
+ * 2026-07-28 server without `subscriptions/listen` not asked forever (+72 B), and a passing error
+ * on a 2025 subscribe retried instead of declining the URI for the session (-7 B).
  * The 15,000 B budget is missed by about 5 kB: see the README's "Package checks".
  */
-export const CEILING_GZIP_BYTES = 20_163;
+export const CEILING_GZIP_BYTES = 20_310;
 
 /**
  * The package's code by what it does, as modules of dist/ (core/x.js → 'core/x'). Every module in

@@ -10,6 +10,12 @@ import { extraCostOf, type MessageBudget } from './limits';
 /** A JSON-RPC "server error" code: refused by the host's limits, not by the server. */
 export const REFUSED_CODE = -32000;
 
+/** A transport that learns the size of a message before it (FrameTransport). */
+export interface SizedTransport extends Transport {
+  /** A whole number of characters of JSON, from the sandbox proxy, for the message to come. */
+  onsize?: (chars: number) => void;
+}
+
 /**
  * The view's side of a transport, with its limits applied before the bridge sees a message: past
  * the burst the view is reported (`onFlood`) and nothing more of it is read; past the in-flight
@@ -24,12 +30,6 @@ export const REFUSED_CODE = -32000;
  * longer than 64 KiB (`onsize`, from that proxy only: frameTransport.ts), and that notice is
  * charged one message per `charsPerMessage` begun past the first; the message then costs its one.
  */
-/** A transport that learns the size of a message before it (FrameTransport). */
-export interface SizedTransport extends Transport {
-  /** A whole number of characters of JSON, from the sandbox proxy, for the message to come. */
-  onsize?: (chars: number) => void;
-}
-
 export class GuardedTransport implements Transport {
   readonly #inner: SizedTransport;
   readonly #budget: MessageBudget;

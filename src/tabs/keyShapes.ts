@@ -1,6 +1,7 @@
 import type { QueryKey } from '@tanstack/query-core';
 import type { McpKeys } from '../core/keys';
 import { checkContents } from '../core/readResult';
+import { isObject } from '../core/shapes';
 
 /** What a follower may take from the leader for a key, and which keys it holds while shown. */
 
@@ -39,8 +40,6 @@ export function misfit(keys: McpKeys, key: QueryKey, data: unknown): Error | und
   );
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const named = (field: string) => (item: unknown) =>
   isObject(item) && typeof item[field] === 'string';
 const isTask = (task: unknown) => named('taskId')(task) && named('status')(task);

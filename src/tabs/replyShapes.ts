@@ -1,6 +1,7 @@
 import type { ElicitRequestParams } from '@modelcontextprotocol/client';
 import { isSafeElicitation } from '../core/elicitationChecks';
 import { McpQueryError } from '../core/errors';
+import { isObject } from '../core/shapes';
 import type { WireCall } from './protocol';
 
 /**
@@ -10,8 +11,6 @@ import type { WireCall } from './protocol';
  * version) may have written it, so each is checked again here, as the app is given the types.
  */
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 /** A key too big for a tab message (validate.ts): what this tab reads through the leader, nothing sent. */
 export function tooBigToShare(key: readonly unknown[]): McpQueryError {
   return new McpQueryError(
@@ -23,7 +22,7 @@ export function tooBigToShare(key: readonly unknown[]): McpQueryError {
 /** Absent, or passing `check`. */
 export const optional = (value: unknown, check: (value: unknown) => boolean) =>
   value === undefined || check(value);
-const isText = (value: unknown) => typeof value === 'string';
+export const isText = (value: unknown) => typeof value === 'string';
 const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 
 /**

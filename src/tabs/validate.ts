@@ -1,8 +1,9 @@
 import type { McpEvent } from '../core/events';
 import { severity } from '../core/logLevels';
+import { isObject } from '../core/shapes';
 import { FORWARDED } from './link';
 import type { TabMessage } from './protocol';
-import { isProgress, optional } from './replyShapes';
+import { isProgress, isText, optional } from './replyShapes';
 
 /**
  * What arrives on a group's BroadcastChannel comes from any script of this
@@ -22,8 +23,6 @@ const MAX_STRING = 8192;
 
 type Check = (value: Record<string, unknown>) => boolean;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= MAX_STRING;
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && Number(value) >= 0;
@@ -121,7 +120,6 @@ function isConnection(state: unknown): boolean {
 const STREAM_KINDS = new Set(['listen', 'legacy', 'none']);
 const STREAM_STATES = new Set(['idle', 'opening', 'open', 'reopening', 'unsupported', 'closed']);
 const CLOSE_REASONS = new Set(['local', 'graceful', 'remote', 'error']);
-const isText = (value: unknown) => typeof value === 'string';
 
 /** The leader's change stream, as useMcp() (while reconnecting) and the diagnostics show it. */
 function isStream(status: unknown): boolean {
